@@ -1,0 +1,203 @@
+"""The pipeline stages, each runnable alone: fetch (+land), ingest (parse, normalize, check, load), build,
+export, report. The Prefect flow and the CLI call these same functions; no logic lives only in one of them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+from scrapers.base import Source
+from scrapers.errors import ParseError, SourceError
+from scrapers.http import HttpClient
+from warehouse import db
+from warehouse.integrity import check
+from warehouse.landing import LandedRun, iter_landed_runs, land, read_landed
+from warehouse.load import IngestRecord, already_ingested, load_run, record_without_landing
+from warehouse.normalize import normalize
+from warehouse.paths import PROJECT_ROOT, data_home, database_path, export_root
+
+MODELS_DIR = PROJECT_ROOT / "models"
+EXPORTED_MARTS = ("gpu_prices_daily",)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def progress(message: str) -> None:
+    print(f"[{datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
+
+
+# -- fetch ---------------------------------------------------------------------------------------------------------
+async def fetch_and_land(
+    source: Source, client: HttpClient, observed_at: datetime, data_origin: str = "captured"
+) -> LandedRun:
+    """Fetch every raw document of a source and land them on disk. Raises a SourceError on failure."""
+    source.require_key()
+    documents = await source.fetch(client)
+    return land(source.id, observed_at, documents, data_origin)
+
+
+# -- ingest --------------------------------------------------------------------------------------------------------
+def ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime | None = None) -> IngestRecord:
+    """Parse a landed run with the source's current parser, check it, load it (one transaction)."""
+    started_at = started_at or utc_now()
+    clock = time.monotonic()
+    record = IngestRecord(
+        run_id=run.run_id,
+        parser_version=source.parser_version,
+        source=source.id,
+        status="loaded",
+        observed_at=run.observed_at,
+        started_at=started_at,
+        finished_at=started_at,
+        documents_fetched=len(run.documents),
+        bytes_fetched=run.bytes_fetched,
+        landing_path=run.relative_path,
+        is_synthetic=run.is_synthetic,
+        trigger=trigger,
+    )
+    integrity = None
+    try:
+        offers = source.parse(run.documents)
+        frame, _duplicates = normalize(offers, run, source.parser_version)
+        record.offers_parsed = frame.height
+        integrity = check(frame, source.expectations)
+        record.offers_rejected = integrity.rejected.height
+        if integrity.passed:
+            record.offers_loaded = integrity.accepted.height
+        else:
+            record.status = "quarantined"
+            record.error = "; ".join(integrity.result_reasons)
+    except ParseError as error:
+        record.status, record.error = error.status, str(error)
+    record.finished_at = started_at + timedelta(seconds=time.monotonic() - clock)
+    with db.connect() as connection:
+        return load_run(connection, run, record, integrity)
+
+
+def record_failure(
+    source_id: str, parser_version: int, observed_at: datetime, error: BaseException, started_at: datetime, trigger: str
+) -> IngestRecord:
+    """A source that produced no documents: recorded in raw.ingest_runs with its reason; nothing else changes."""
+    status = error.status if isinstance(error, SourceError) else "failed"
+    record = IngestRecord(
+        run_id=f"{source_id}-{observed_at:%Y%m%dT%H%M%SZ}-{status}",
+        parser_version=parser_version,
+        source=source_id,
+        status=status,
+        observed_at=observed_at,
+        started_at=started_at,
+        finished_at=max(utc_now(), started_at),
+        error=f"{type(error).__name__}: {error}",
+        trigger=trigger,
+    )
+    with db.connect() as connection:
+        return record_without_landing(connection, record)
+
+
+def ingest_landed_runs(
+    sources: dict[str, Source], source_id: str | None = None, since: date | None = None, trigger: str = "reparse"
+) -> list[IngestRecord]:
+    """(Re)parse landed runs that the current parser version has not ingested yet. This is both `load` (after
+    `fetch`) and `reparse` (after a parser fix bumps its parser_version): old rows stay, new rows are added."""
+    records = []
+    run_dirs = list(iter_landed_runs(source_id, since))
+    with db.connect() as connection:
+        pending = []
+        for run_dir in run_dirs:
+            source = sources.get(run_dir.parent.parent.name)
+            if source and already_ingested(connection, run_dir.name, source.parser_version) is None:
+                pending.append((source, run_dir))
+    for number, (source, run_dir) in enumerate(pending, start=1):
+        progress(f"ingest {number}/{len(pending)}: {source.id} {run_dir.name}")
+        records.append(ingest(source, read_landed(run_dir), trigger))
+    return records
+
+
+# -- build (dbt) ---------------------------------------------------------------------------------------------------
+def build(select: str | None = None) -> None:
+    """dbt build: seeds, staging, intermediate, marts, and every data test."""
+    from dbt.cli.main import dbtRunner
+
+    os.environ["GPUPRICES_DB"] = str(database_path())
+    work = data_home() / "dbt"
+    args = [
+        "build", "--project-dir", str(MODELS_DIR), "--profiles-dir", str(MODELS_DIR),
+        "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--quiet",
+    ]
+    if select:
+        args += ["--select", select]
+    progress("dbt build (seeds, models, tests)...")
+    result = dbtRunner().invoke(args)
+    if not result.success:
+        raise RuntimeError(f"dbt build failed: {result.exception or 'see ' + str(work / 'logs' / 'dbt.log')}")
+
+
+# -- export --------------------------------------------------------------------------------------------------------
+def export_marts() -> list[Path]:
+    """Each mart to Parquet partitioned by date (hive style: price_date=YYYY-MM-DD/). Written beside the old
+    export and swapped in, so a reader never sees half an export."""
+    written = []
+    with db.connect(read_only=True) as connection:
+        for mart in EXPORTED_MARTS:
+            target = export_root() / mart
+            staging = target.with_name(f".{mart}.new")
+            shutil.rmtree(staging, ignore_errors=True)
+            staging.parent.mkdir(parents=True, exist_ok=True)
+            connection.execute(
+                f"COPY (SELECT * FROM marts.{mart}) TO '{staging}' (FORMAT PARQUET, PARTITION_BY (price_date))"
+            )
+            old = target.with_name(f".{mart}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            if target.exists():
+                target.rename(old)
+            staging.rename(target)
+            shutil.rmtree(old, ignore_errors=True)
+            written.append(target)
+    return written
+
+
+# -- report --------------------------------------------------------------------------------------------------------
+@dataclass
+class RunReport:
+    observed_at: datetime
+    records: list[IngestRecord] = field(default_factory=list)
+    built: bool = False
+    exported: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "observed_at": self.observed_at.isoformat(),
+            "built": self.built,
+            "exported": self.exported,
+            "sources": [
+                {
+                    "source": r.source, "status": r.status, "run_id": r.run_id, "offers_loaded": r.offers_loaded,
+                    "offers_rejected": r.offers_rejected, "duration_s": round(r.row()["duration_s"], 3),
+                    "is_synthetic": r.is_synthetic, "error": r.error,
+                }
+                for r in self.records
+            ],
+        }
+
+    def write(self) -> Path:
+        reports = data_home() / "reports"
+        reports.mkdir(parents=True, exist_ok=True)
+        path = reports / f"run-{self.observed_at:%Y%m%dT%H%M%SZ}.json"
+        path.write_text(json.dumps(self.as_dict(), indent=2))
+        return path
+
+    def summary(self) -> str:
+        lines = [f"run for {self.observed_at:%Y-%m-%d %H:%M} UTC"]
+        for r in self.records:
+            flag = " [synthetic]" if r.is_synthetic else ""
+            line = f"  {r.source:18} {r.status:16} loaded={r.offers_loaded:<6} rejected={r.offers_rejected:<4}{flag}"
+            lines.append(line + (f"  {r.error[:160]}" if r.error else ""))
+        return "\n".join(lines)

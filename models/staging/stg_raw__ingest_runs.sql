@@ -1,0 +1,25 @@
+{{ config(schema='staging', materialized='view') }}
+with source as (
+    select * from {{ source('raw', 'ingest_runs') }}
+)
+
+select
+    run_id,
+    parser_version,
+    source,
+    status,
+    observed_at,
+    cast(timezone('UTC', observed_at) as date) as observed_date,
+    started_at,
+    finished_at,
+    duration_s,
+    documents_fetched,
+    bytes_fetched,
+    offers_parsed,
+    offers_loaded,
+    offers_rejected,
+    error,
+    landing_path,
+    is_synthetic,
+    trigger
+from source

@@ -1,0 +1,41 @@
+{{ config(schema='staging', materialized='view') }}
+-- One row per offer observation as loaded, typed and renamed for the layers above. No filtering here.
+with source as (
+    select * from {{ source('raw', 'offers') }}
+),
+
+renamed as (
+    select
+        run_id,
+        parser_version,
+        observed_at,
+        cast(timezone('UTC', observed_at) as date) as observed_date,
+        source,
+        channel,
+        provider,
+        offer_id,
+        title,
+        raw_gpu_name,
+        gpu_id as parsed_gpu_id,
+        gpu_count,
+        pricing_type,
+        term_months,
+        price,
+        currency,
+        price_unit,
+        price_role,
+        price_usd,
+        price_per_gpu_hour_usd,
+        bundled as includes_host_vm,
+        region,
+        instance_type,
+        condition,
+        seller_type,
+        in_stock,
+        url,
+        landing_ref,
+        is_synthetic
+    from source
+)
+
+select * from renamed

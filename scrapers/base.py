@@ -1,0 +1,110 @@
+"""The Source interface and the offer record every parser returns.
+
+A source is three things: `fetch` (network -> raw documents), a pure `parse` (raw documents -> offers) and
+`expectations` (what a sane fresh result looks like, checked before anything is loaded).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from fractions import Fraction
+from typing import TYPE_CHECKING, ClassVar
+
+from scrapers.errors import MissingCredentials
+
+if TYPE_CHECKING:
+    from scrapers.http import HttpClient
+
+CHANNELS = ("cloud", "retail")
+PRICING_TYPES = ("on_demand", "spot", "reserved_1y", "reserved_3y", "selling")
+# What one price is per. `instance_term` = the total for a whole reservation term (Azure reservations).
+PRICE_UNITS = ("gpu_hour", "instance_hour", "instance_term", "card")
+
+
+@dataclass(frozen=True)
+class RawDocument:
+    """One HTTP response exactly as received, before any parsing."""
+
+    url: str
+    status: int
+    body: bytes
+    fetched_at: datetime
+    content_type: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8")
+
+
+@dataclass
+class Offer:
+    """One price seen for one product, as the parser read it (before normalization adds USD figures)."""
+
+    source: str
+    channel: str
+    provider: str
+    offer_id: str
+    raw_gpu_name: str
+    gpu_id: str | None
+    gpu_count: Fraction | None
+    pricing_type: str
+    price: Decimal
+    currency: str
+    price_unit: str
+    region: str | None = None
+    title: str | None = None
+    term_months: int | None = None
+    bundled: bool = True  # the price includes the host VM (False: a GPU-only part, e.g. a GCP GPU SKU)
+    instance_type: str | None = None
+    condition: str | None = None
+    seller_type: str | None = None
+    in_stock: bool | None = None
+    url: str | None = None
+    document_index: int = 0  # which raw document of the run it came from
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """What a sane fresh result of a source looks like. Checked on every result before it is loaded."""
+
+    expected_gpu_ids: frozenset[str]
+    min_offers: int = 1
+    # per-GPU band of price_per_gpu_hour_usd (low, high); GPUs not listed use scrapers.integrity.DEFAULT_BANDS
+    price_bands: dict[str, tuple[Decimal, Decimal]] = field(default_factory=dict)
+    max_rejected_share: float = 0.2
+
+
+class Source:
+    """Base for every source module. Subclasses set the class attributes and implement fetch + parse."""
+
+    id: ClassVar[str]
+    channel: ClassVar[str] = "cloud"
+    provider: ClassVar[str]
+    description: ClassVar[str] = ""
+    pricing_types: ClassVar[tuple[str, ...]] = ()
+    hosts: ClassVar[tuple[str, ...]] = ()  # redirects are only followed within these
+    api_key_env: ClassVar[str | None] = None
+    parser_version: ClassVar[int] = 1
+    expectations: ClassVar[Expectations]
+
+    def require_key(self) -> str | None:
+        if self.api_key_env is None:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise MissingCredentials(f"{self.id}: skipped, set {self.api_key_env} to enable this source")
+        return key
+
+    async def fetch(self, client: HttpClient) -> list[RawDocument]:
+        raise NotImplementedError
+
+    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+        """Pure: the same documents always give the same offers. Raises ParseError on a wrong shape."""
+        raise NotImplementedError

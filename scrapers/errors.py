@@ -1,0 +1,37 @@
+"""Errors a source run can end with. Each maps to an ingest status the run report and raw.ingest_runs show."""
+
+
+class SourceError(Exception):
+    """Base class: something went wrong with one source; the other sources carry on."""
+
+    status = "failed"
+
+
+class FetchError(SourceError):
+    """The network gave up on us (after retries for transient failures)."""
+
+
+class ResponseTooLarge(FetchError):
+    """A body exceeded the client's size cap; it is never parsed."""
+
+
+class ForbiddenRedirect(FetchError):
+    """A redirect pointed outside the source's own hosts."""
+
+
+class BlockedError(SourceError):
+    """The site answered with a captcha / bot wall / login page instead of data."""
+
+    status = "blocked"
+
+
+class ParseError(SourceError):
+    """The payload did not have the documented shape (changed layout, truncated body...). Never retried."""
+
+    status = "parse_error"
+
+
+class MissingCredentials(SourceError):
+    """The source needs an API key that is not in the environment: it is skipped, not failed."""
+
+    status = "skipped"

@@ -1,0 +1,48 @@
+"""Raw GPU name -> canonical gpu_id, from the alias seed shared with dbt (models/seeds/gpu_aliases.csv).
+
+A name is matched on a key that ignores case, spaces and punctuation ("A100-80GB" == "a100 80gb"). Aliases may
+be scoped to one provider, because the same short name means different variants on different clouds ("A100" is
+the 40GB SXM4 part on GCP). A name that matches nothing returns None: the offer is kept with gpu_id NULL and
+shows up in `gpuprices status`, never dropped.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import re
+from pathlib import Path
+
+SEEDS_DIR = Path(__file__).resolve().parent.parent / "models" / "seeds"
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+# The standard memory capacities (GB) a measured MiB figure is snapped to when a name is built from it.
+_MEMORY_CLASSES_GB = (8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 96, 141, 180, 192)
+
+
+def name_key(name: str) -> str:
+    return _NON_ALNUM.sub("", name.lower())
+
+
+def memory_class_gb(mebibytes: float) -> int:
+    """Snap a reported memory size to the marketed capacity (81559 MiB -> 80, 143771 MiB -> 141)."""
+    gib = mebibytes / 1024
+    return min(_MEMORY_CLASSES_GB, key=lambda size: abs(size - gib))
+
+
+@functools.cache
+def _aliases() -> dict[tuple[str, str], str]:
+    table: dict[tuple[str, str], str] = {}
+    with open(SEEDS_DIR / "gpu_aliases.csv", newline="") as handle:
+        for row in csv.DictReader(handle):
+            table[(row["scope"], name_key(row["raw_name"]))] = row["gpu_id"]
+    return table
+
+
+def resolve_gpu_id(raw_name: str | None, scope: str = "") -> str | None:
+    if not raw_name:
+        return None
+    key = name_key(raw_name)
+    aliases = _aliases()
+    return aliases.get((scope, key)) or aliases.get(("", key))

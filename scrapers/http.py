@@ -1,0 +1,203 @@
+"""The one HTTP client every source uses.
+
+- timeouts on connect/read, and a whole-response size cap (bodies are streamed and cut off past the cap);
+- retries with exponential backoff and full jitter on transient failures (connection errors, timeouts, 429, 5xx),
+  honouring Retry-After on 429/503; never a retry on other 4xx;
+- per-host concurrency and a per-host minimum interval between requests;
+- redirects followed by hand, and only to the source's own hosts;
+- a `rewrite` hook so the offline run sends the very same requests to the local recorded-response server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from scrapers.base import RawDocument
+from scrapers.errors import FetchError, ForbiddenRedirect, ResponseTooLarge
+
+USER_AGENT = "gpuprices/0.1 (open GPU price warehouse; daily price collector; +https://github.com/gpuprices/gpuprices)"
+TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
+RETRY_AFTER_STATUSES = frozenset({429, 503})
+
+
+@dataclass
+class HttpSettings:
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 60.0
+    max_attempts: int = 4
+    backoff_base_s: float = 1.0
+    backoff_cap_s: float = 30.0
+    max_retry_after_s: float = 120.0  # a server asking us to wait longer than this is treated as a failure
+    max_body_bytes: int = 50 * 1024 * 1024
+    max_redirects: int = 5
+    per_host_concurrency: int = 2
+    per_host_min_interval_s: float = 0.25
+    host_overrides: dict[str, tuple[int, float]] = field(default_factory=dict)  # host -> (concurrency, interval)
+
+
+class _HostGate:
+    """At most `concurrency` requests in flight to one host, and starts spaced `interval` seconds apart."""
+
+    def __init__(self, concurrency: int, interval: float):
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self._interval = interval
+        self._next_start = 0.0
+        self._lock = asyncio.Lock()
+
+    async def __aenter__(self):
+        await self._semaphore.acquire()
+        async with self._lock:
+            now = time.monotonic()
+            wait = self._next_start - now
+            self._next_start = max(now, self._next_start) + self._interval
+        if wait > 0:
+            await asyncio.sleep(wait)
+        return self
+
+    async def __aexit__(self, *exc):
+        self._semaphore.release()
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Retry-After is either delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    now = time.time() if now is None else now
+    return max(0.0, when.timestamp() - now)
+
+
+class HttpClient:
+    def __init__(
+        self,
+        settings: HttpSettings | None = None,
+        rewrite: Callable[[str], str] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], object] = asyncio.sleep,
+    ):
+        self.settings = settings or HttpSettings()
+        self._rewrite = rewrite or (lambda url: url)
+        self._sleep = sleep
+        self._gates: dict[str, _HostGate] = {}
+        self._client = httpx.AsyncClient(
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate"},
+            timeout=httpx.Timeout(self.settings.read_timeout_s, connect=self.settings.connect_timeout_s),
+            follow_redirects=False,
+            transport=transport,
+        )
+        self.request_count = 0
+
+    async def __aenter__(self) -> HttpClient:
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self._client.aclose()
+
+    def _gate(self, host: str) -> _HostGate:
+        if host not in self._gates:
+            concurrency, interval = self.settings.host_overrides.get(
+                host, (self.settings.per_host_concurrency, self.settings.per_host_min_interval_s)
+            )
+            self._gates[host] = _HostGate(concurrency, interval)
+        return self._gates[host]
+
+    def _backoff(self, attempt: int) -> float:
+        ceiling = min(self.settings.backoff_cap_s, self.settings.backoff_base_s * 2**attempt)
+        return random.uniform(0, ceiling)  # full jitter
+
+    async def get(self, url: str, *, allowed_hosts: tuple[str, ...], headers: dict | None = None) -> RawDocument:
+        return await self.request("GET", url, allowed_hosts=allowed_hosts, headers=headers)
+
+    async def post(
+        self, url: str, *, allowed_hosts: tuple[str, ...], json: object = None, headers: dict | None = None
+    ) -> RawDocument:
+        return await self.request("POST", url, allowed_hosts=allowed_hosts, headers=headers, json=json)
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        allowed_hosts: tuple[str, ...],
+        headers: dict | None = None,
+        json: object = None,
+    ) -> RawDocument:
+        """Fetch `url` (the real, logical URL). Returns the final 2xx response or raises a FetchError."""
+        for _hop in range(self.settings.max_redirects + 1):
+            host = urlsplit(url).hostname or ""
+            if host not in allowed_hosts:
+                raise ForbiddenRedirect(f"refusing {url}: host {host!r} is not one of {allowed_hosts}")
+            status, body, response_headers = await self._with_retries(method, url, host, headers, json)
+            if 300 <= status < 400 and "location" in response_headers:
+                url = urljoin(url, response_headers["location"])
+                method, json = "GET", None
+                continue
+            if not 200 <= status < 300:
+                raise FetchError(f"HTTP {status} from {url}")
+            return RawDocument(
+                url=url,
+                status=status,
+                body=body,
+                fetched_at=datetime.now(UTC),
+                content_type=response_headers.get("content-type", ""),
+            )
+        raise FetchError(f"more than {self.settings.max_redirects} redirects from {url}")
+
+    async def _with_retries(self, method, url, host, headers, json):
+        last_error = ""
+        for attempt in range(self.settings.max_attempts):
+            try:
+                async with self._gate(host):
+                    status, body, response_headers = await self._send_once(method, url, headers, json)
+            except ResponseTooLarge:
+                raise
+            except (httpx.TransportError, httpx.DecodingError) as error:  # resets, timeouts, truncated gzip
+                last_error = f"{type(error).__name__}: {error}"
+                delay = self._backoff(attempt)
+            else:
+                if status not in TRANSIENT_STATUSES:
+                    return status, body, response_headers
+                last_error = f"HTTP {status}"
+                delay = self._backoff(attempt)
+                if status in RETRY_AFTER_STATUSES:
+                    asked = parse_retry_after(response_headers.get("retry-after"))
+                    if asked is not None:
+                        if asked > self.settings.max_retry_after_s:
+                            raise FetchError(f"{url}: HTTP {status} asks to retry after {asked:.0f}s, too long")
+                        delay = asked
+            if attempt + 1 < self.settings.max_attempts:
+                await self._sleep(delay)
+        raise FetchError(f"{url}: gave up after {self.settings.max_attempts} attempts ({last_error})")
+
+    async def _send_once(self, method, url, headers, json):
+        self.request_count += 1
+        request = self._client.build_request(method, self._rewrite(url), headers=headers, json=json)
+        response = await self._client.send(request, stream=True)
+        try:
+            declared = response.headers.get("content-length")
+            if declared and declared.isdigit() and int(declared) > self.settings.max_body_bytes:
+                raise ResponseTooLarge(f"{url}: Content-Length {declared} exceeds {self.settings.max_body_bytes}")
+            chunks, size = [], 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > self.settings.max_body_bytes:
+                    raise ResponseTooLarge(f"{url}: body exceeds {self.settings.max_body_bytes} bytes")
+                chunks.append(chunk)
+            return response.status_code, b"".join(chunks), {k.lower(): v for k, v in response.headers.items()}
+        finally:
+            await response.aclose()

@@ -1,0 +1,26 @@
+"""Every source the warehouse knows, by id. A source's expectations live beside its definition."""
+
+from __future__ import annotations
+
+from scrapers.azure import AzureRetailPrices
+from scrapers.base import Expectations, Source
+from scrapers.skypilot import SkyPilotCatalog
+
+# What a sane fresh catalog of each cloud must contain (GPUs seen in every dated catalog we hold).
+SKYPILOT_EXPECTATIONS = {
+    "azure": Expectations(frozenset({"a100-pcie-80gb", "h100-sxm5-80gb", "t4-16gb", "a10-24gb"}), min_offers=200),
+    "gcp": Expectations(frozenset({"h100-sxm5-80gb", "a100-sxm4-40gb", "l4-24gb", "t4-16gb"}), min_offers=500),
+    "lambda": Expectations(frozenset({"h100-sxm5-80gb", "a100-sxm4-40gb", "b200-180gb"}), min_offers=50),
+    "vast": Expectations(frozenset({"rtx-4090-24gb", "h100-sxm5-80gb"}), min_offers=20),
+    "aws": Expectations(frozenset({"h100-sxm5-80gb", "a10g-24gb", "t4-16gb"}), min_offers=50),
+}
+
+
+def all_sources(overrides: dict[str, dict] | None = None) -> dict[str, Source]:
+    """All sources by id. `overrides` maps a source id to constructor settings (e.g. a SkyPilot catalog_url)."""
+    overrides = overrides or {}
+    sources: list[Source] = [AzureRetailPrices()]
+    for cloud, expectations in SKYPILOT_EXPECTATIONS.items():
+        settings = overrides.get(f"skypilot-{cloud}", {})
+        sources.append(SkyPilotCatalog(cloud, expectations, catalog_url=settings.get("catalog_url")))
+    return {source.id: source for source in sources}

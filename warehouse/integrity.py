@@ -1,0 +1,105 @@
+"""The integrity check every fresh result passes before it is loaded.
+
+Row rules (a failing row is quarantined with its reason; the rest of the result may still load):
+- a price of zero or less;
+- a USD per GPU-hour figure outside the GPU's sane band (the $0.01 B200, the commitment total read as hourly);
+- a figure more than OUTLIER_FACTOR times away from the median of the same GPU and pricing type in the result.
+
+Result rules (a failing result is quarantined whole, nothing is loaded, the previous good data stays current):
+- empty, or fewer offers than the source expects;
+- a GPU the source must return is missing;
+- too large a share of rows failed the row rules (the page changed under us).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+import polars as pl
+
+from scrapers.base import Expectations
+
+D = Decimal
+# USD per GPU-hour bands, wide on purpose: they catch unit and decimal-point errors, not market moves.
+DEFAULT_BANDS: dict[str, tuple[Decimal, Decimal]] = {
+    "b200-180gb": (D("0.50"), D("40")),
+    "gb200-186gb": (D("0.50"), D("40")),
+    "h200-sxm-141gb": (D("0.40"), D("30")),
+    "h100-sxm5-80gb": (D("0.30"), D("25")),
+    "h100-pcie-80gb": (D("0.30"), D("25")),
+    "h100-nvl-94gb": (D("0.30"), D("25")),
+    "mi300x-192gb": (D("0.30"), D("25")),
+    "a100-sxm4-80gb": (D("0.15"), D("15")),
+    "a100-sxm4-40gb": (D("0.15"), D("15")),
+    "a100-pcie-80gb": (D("0.15"), D("15")),
+}
+FALLBACK_BAND = (D("0.01"), D("40"))
+OUTLIER_FACTOR = 4
+OUTLIER_MIN_GROUP = 5
+
+
+@dataclass
+class IntegrityResult:
+    accepted: pl.DataFrame
+    rejected: pl.DataFrame  # the rejected rows with a `reason` column
+    result_reasons: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.result_reasons
+
+
+def _band_frame(expectations: Expectations) -> pl.DataFrame:
+    bands = {**DEFAULT_BANDS, **expectations.price_bands}
+    return pl.DataFrame(
+        {
+            "gpu_id": list(bands),
+            "band_low": [float(low) for low, _ in bands.values()],
+            "band_high": [float(high) for _, high in bands.values()],
+        }
+    )
+
+
+def check(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
+    per_gpu_hour = pl.col("price_per_gpu_hour_usd").cast(pl.Float64)
+    group_median = per_gpu_hour.median().over(["gpu_id", "pricing_type", "bundled"])
+    group_size = per_gpu_hour.count().over(["gpu_id", "pricing_type", "bundled"])
+    annotated = (
+        frame.join(_band_frame(expectations), on="gpu_id", how="left")
+        .with_columns(
+            pl.col("band_low").fill_null(float(FALLBACK_BAND[0])),
+            pl.col("band_high").fill_null(float(FALLBACK_BAND[1])),
+        )
+        .with_columns(
+            pl.when(pl.col("price") <= 0)
+            .then(pl.lit("non_positive_price"))
+            .when(per_gpu_hour.is_not_null() & ((per_gpu_hour < pl.col("band_low")) | (per_gpu_hour > pl.col("band_high"))))
+            .then(pl.lit("price_out_of_band"))
+            .when(
+                (group_size >= OUTLIER_MIN_GROUP)
+                & ((per_gpu_hour > group_median * OUTLIER_FACTOR) | (per_gpu_hour < group_median / OUTLIER_FACTOR))
+            )
+            .then(pl.lit("relative_outlier"))
+            .otherwise(None)
+            .alias("reason")
+        )
+    )
+    accepted = annotated.filter(pl.col("reason").is_null()).select(frame.columns)
+    rejected = annotated.filter(pl.col("reason").is_not_null())
+
+    reasons = []
+    if frame.is_empty():
+        reasons.append("empty_result: the source returned no offers")
+    elif accepted.height < expectations.min_offers:
+        reasons.append(f"too_few_offers: {accepted.height} accepted, at least {expectations.min_offers} expected")
+    present = set(accepted.get_column("gpu_id").drop_nulls().unique().to_list())
+    missing = sorted(expectations.expected_gpu_ids - present)
+    if missing:
+        reasons.append(f"missing_expected_gpus: {', '.join(missing)}")
+    if frame.height and rejected.height / frame.height > expectations.max_rejected_share:
+        reasons.append(
+            f"too_many_rejected_rows: {rejected.height} of {frame.height} rows failed the row rules "
+            f"(more than {expectations.max_rejected_share:.0%})"
+        )
+    return IntegrityResult(accepted=accepted, rejected=rejected, result_reasons=reasons)

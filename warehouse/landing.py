@@ -1,0 +1,164 @@
+"""The landing zone: every raw response on disk, before anything parses it.
+
+<home>/landing/<source>/<YYYY-MM-DD>/<run_id>/
+    manifest.json        source, run_id, observed_at, data_origin, and per document: url, status, fetched_at,
+                         sha256 and size of the uncompressed body, file name
+    000.json.gz ...      the bodies, gzip-compressed
+
+A run directory is written under a temporary name and renamed into place, so a crash never leaves half a run.
+The run id is derived from the source, the observation time and the bodies' hashes: the same observation landed
+twice is the same run (that is what makes loading idempotent).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from scrapers.base import RawDocument
+from warehouse.paths import data_home, landing_root
+
+DATA_ORIGINS = ("captured", "reconstructed", "synthetic")
+
+
+@dataclass
+class LandedRun:
+    source: str
+    run_id: str
+    observed_at: datetime
+    data_origin: str  # captured | reconstructed | synthetic (anything but captured is flagged synthetic)
+    directory: Path
+    documents: list[RawDocument]
+    document_files: list[str]
+
+    @property
+    def is_synthetic(self) -> bool:
+        return self.data_origin != "captured"
+
+    @property
+    def relative_path(self) -> str:
+        """Relative to the data home for landed runs; absolute for a file parsed ad hoc (`gpuprices parse`)."""
+        try:
+            return str(self.directory.relative_to(data_home()))
+        except ValueError:
+            return str(self.directory)
+
+    def landing_ref(self, document_index: int) -> str:
+        return f"{self.relative_path}/{self.document_files[document_index]}"
+
+    @property
+    def bytes_fetched(self) -> int:
+        return sum(len(document.body) for document in self.documents)
+
+
+def sha256(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def compute_run_id(source: str, observed_at: datetime, documents: list[RawDocument]) -> str:
+    digest = hashlib.sha256(f"{source}|{observed_at.isoformat()}".encode())
+    for document in documents:
+        digest.update(f"|{document.url}|{sha256(document.body)}".encode())
+    return f"{source}-{observed_at:%Y%m%dT%H%M%SZ}-{digest.hexdigest()[:12]}"
+
+
+def _extension(document: RawDocument) -> str:
+    content_type = document.content_type.lower()
+    path = document.url.split("?", 1)[0].lower()
+    for marker, extension in (("json", "json"), ("csv", "csv"), ("html", "html")):
+        if marker in content_type or path.endswith(f".{marker}"):
+            return extension
+    return "bin"
+
+
+def land(source: str, observed_at: datetime, documents: list[RawDocument], data_origin: str = "captured") -> LandedRun:
+    if data_origin not in DATA_ORIGINS:
+        raise ValueError(f"data_origin must be one of {DATA_ORIGINS}")
+    run_id = compute_run_id(source, observed_at, documents)
+    directory = landing_root() / source / observed_at.date().isoformat() / run_id
+    if (directory / "manifest.json").exists():
+        return read_landed(directory)  # the same observation was landed before: nothing to write
+    files = [f"{index:03d}.{_extension(document)}.gz" for index, document in enumerate(documents)]
+    manifest = {
+        "source": source,
+        "run_id": run_id,
+        "observed_at": observed_at.isoformat(),
+        "data_origin": data_origin,
+        "documents": [
+            {
+                "index": index,
+                "url": document.url,
+                "status": document.status,
+                "fetched_at": document.fetched_at.isoformat(),
+                "content_type": document.content_type,
+                "sha256": sha256(document.body),
+                "bytes": len(document.body),
+                "file": files[index],
+            }
+            for index, document in enumerate(documents)
+        ],
+    }
+    temporary = directory.with_name(f".{run_id}.tmp-{os.getpid()}")
+    shutil.rmtree(temporary, ignore_errors=True)
+    temporary.mkdir(parents=True)
+    for document, name in zip(documents, files, strict=True):
+        (temporary / name).write_bytes(gzip.compress(document.body, mtime=0))
+    (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    try:
+        temporary.rename(directory)
+    except OSError:
+        shutil.rmtree(temporary, ignore_errors=True)  # another process landed the same run first
+        if not (directory / "manifest.json").exists():
+            raise
+    return read_landed(directory)
+
+
+def read_landed(directory: Path) -> LandedRun:
+    manifest = json.loads((directory / "manifest.json").read_text())
+    documents, files = [], []
+    for entry in manifest["documents"]:
+        body = gzip.decompress((directory / entry["file"]).read_bytes())
+        if sha256(body) != entry["sha256"]:
+            raise ValueError(f"{directory / entry['file']}: sha256 mismatch, the landed file is corrupt")
+        documents.append(
+            RawDocument(
+                url=entry["url"],
+                status=entry["status"],
+                body=body,
+                fetched_at=datetime.fromisoformat(entry["fetched_at"]),
+                content_type=entry.get("content_type", ""),
+            )
+        )
+        files.append(entry["file"])
+    return LandedRun(
+        source=manifest["source"],
+        run_id=manifest["run_id"],
+        observed_at=datetime.fromisoformat(manifest["observed_at"]),
+        data_origin=manifest["data_origin"],
+        directory=directory,
+        documents=documents,
+        document_files=files,
+    )
+
+
+def iter_landed_runs(source: str | None = None, since: date | None = None) -> Iterator[Path]:
+    """Run directories in (source, date, run id) order."""
+    root = landing_root()
+    if not root.exists():
+        return
+    for source_dir in sorted(root.iterdir()):
+        if source and source_dir.name != source:
+            continue
+        for day_dir in sorted(p for p in source_dir.iterdir() if p.is_dir()):
+            if since and date.fromisoformat(day_dir.name) < since:
+                continue
+            for run_dir in sorted(day_dir.iterdir()):
+                if not run_dir.name.startswith(".") and (run_dir / "manifest.json").exists():
+                    yield run_dir

@@ -1,0 +1,115 @@
+"""Parser offers -> the canonical offer frame (polars), with exact USD per GPU-hour.
+
+Money never goes through floats: per-GPU-hour figures are computed with Fractions from the Decimal price and the
+(possibly fractional) GPU count, then rounded once, half-even, to 6 decimals.
+"""
+
+from __future__ import annotations
+
+import decimal
+from decimal import Decimal
+from fractions import Fraction
+
+import polars as pl
+
+from scrapers.base import PRICE_UNITS, PRICING_TYPES, Offer
+from warehouse.landing import LandedRun
+
+HOURS_PER_YEAR = 8760  # cloud reservations are billed on 365-day years of 24 hours
+MICRO = Decimal("0.000001")
+
+OFFER_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String,
+    "parser_version": pl.Int32,
+    "observed_at": pl.Datetime("us", "UTC"),
+    "source": pl.String,
+    "channel": pl.String,
+    "provider": pl.String,
+    "offer_id": pl.String,
+    "title": pl.String,
+    "raw_gpu_name": pl.String,
+    "gpu_id": pl.String,
+    "gpu_count": pl.Decimal(12, 6),
+    "pricing_type": pl.String,
+    "term_months": pl.Int16,
+    "price": pl.Decimal(24, 10),
+    "currency": pl.String,
+    "price_unit": pl.String,
+    "price_role": pl.String,
+    "price_usd": pl.Decimal(24, 10),
+    "price_per_gpu_hour_usd": pl.Decimal(18, 6),
+    "bundled": pl.Boolean,
+    "region": pl.String,
+    "instance_type": pl.String,
+    "condition": pl.String,
+    "seller_type": pl.String,
+    "in_stock": pl.Boolean,
+    "url": pl.String,
+    "landing_ref": pl.String,
+    "is_synthetic": pl.Boolean,
+}
+OFFER_KEY = ["run_id", "parser_version", "offer_id", "pricing_type", "bundled"]
+
+
+def _to_decimal(value: Fraction, quantum: Decimal = MICRO) -> Decimal:
+    with decimal.localcontext() as context:
+        context.prec = 50
+        return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(quantum, decimal.ROUND_HALF_EVEN)
+
+
+def price_per_gpu_hour_usd(offer: Offer) -> Decimal | None:
+    """USD per GPU-hour of a cloud offer, or None when it cannot be known exactly (no count, not USD)."""
+    if offer.channel != "cloud" or offer.currency != "USD" or not offer.gpu_count:
+        return None
+    price = Fraction(offer.price)
+    if offer.price_unit == "gpu_hour":
+        return _to_decimal(price)
+    if offer.price_unit == "instance_hour":
+        return _to_decimal(price / offer.gpu_count)
+    if offer.price_unit == "instance_term" and offer.term_months:
+        hours = Fraction(HOURS_PER_YEAR * offer.term_months, 12)
+        return _to_decimal(price / hours / offer.gpu_count)
+    return None
+
+
+def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> tuple[pl.DataFrame, int]:
+    """The canonical frame of one source-run, and how many duplicate offers were dropped."""
+    rows = []
+    for offer in offers:
+        if offer.pricing_type not in PRICING_TYPES or offer.price_unit not in PRICE_UNITS:
+            raise ValueError(f"{offer.source}: unknown pricing_type/price_unit {offer.pricing_type}/{offer.price_unit}")
+        rows.append(
+            {
+                "run_id": run.run_id,
+                "parser_version": parser_version,
+                "observed_at": run.observed_at,
+                "source": offer.source,
+                "channel": offer.channel,
+                "provider": offer.provider,
+                "offer_id": offer.offer_id,
+                "title": offer.title,
+                "raw_gpu_name": offer.raw_gpu_name,
+                "gpu_id": offer.gpu_id,
+                "gpu_count": _to_decimal(offer.gpu_count) if offer.gpu_count is not None else None,
+                "pricing_type": offer.pricing_type,
+                "term_months": offer.term_months,
+                "price": offer.price,
+                "currency": offer.currency.upper(),
+                "price_unit": offer.price_unit,
+                "price_role": "selling",
+                "price_usd": offer.price if offer.currency.upper() == "USD" else None,
+                "price_per_gpu_hour_usd": price_per_gpu_hour_usd(offer),
+                "bundled": offer.bundled,
+                "region": offer.region,
+                "instance_type": offer.instance_type,
+                "condition": offer.condition,
+                "seller_type": offer.seller_type,
+                "in_stock": offer.in_stock,
+                "url": offer.url,
+                "landing_ref": run.landing_ref(offer.document_index),
+                "is_synthetic": run.is_synthetic,
+            }
+        )
+    frame = pl.DataFrame(rows, schema=OFFER_SCHEMA, orient="row") if rows else pl.DataFrame(schema=OFFER_SCHEMA)
+    unique = frame.unique(subset=OFFER_KEY, keep="first", maintain_order=True)
+    return unique, frame.height - unique.height

@@ -1,0 +1,26 @@
+"""Where the warehouse lives: one data home (default ./data, or $GPUPRICES_HOME)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def data_home() -> Path:
+    home = Path(os.environ.get("GPUPRICES_HOME", "data")).resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def database_path() -> Path:
+    return data_home() / "gpuprices.duckdb"
+
+
+def landing_root() -> Path:
+    return data_home() / "landing"
+
+
+def export_root() -> Path:
+    return data_home() / "export"

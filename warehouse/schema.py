@@ -1,0 +1,91 @@
+"""The DuckDB schema of the raw layer. dbt owns staging / intermediate / marts; Python owns `raw`.
+
+raw.offers is append-only: rows are inserted once per (run_id, parser_version) and never updated or deleted.
+A re-parse after a parser fix adds a new parser_version beside the old rows; staging reads the newest.
+"""
+
+from __future__ import annotations
+
+SCHEMAS = ("raw", "staging", "intermediate", "marts")
+
+RAW_TABLES = {
+    "raw.ingest_runs": """
+        run_id            VARCHAR NOT NULL,     -- one fetch of one source (stable for the same observation)
+        parser_version    INTEGER NOT NULL,
+        source            VARCHAR NOT NULL,
+        status            VARCHAR NOT NULL,     -- loaded | quarantined | failed | blocked | parse_error | skipped
+        observed_at       TIMESTAMPTZ NOT NULL, -- when the prices were observed (the simulated day in a replay)
+        started_at        TIMESTAMPTZ NOT NULL,
+        finished_at       TIMESTAMPTZ NOT NULL,
+        duration_s        DOUBLE NOT NULL,
+        documents_fetched INTEGER NOT NULL,
+        bytes_fetched     BIGINT NOT NULL,
+        offers_parsed     INTEGER NOT NULL,
+        offers_loaded     INTEGER NOT NULL,
+        offers_rejected   INTEGER NOT NULL,     -- rows quarantined one by one (e.g. a $0 price)
+        error             VARCHAR,              -- why the run failed or was quarantined
+        landing_path      VARCHAR,              -- relative to the data home
+        is_synthetic      BOOLEAN NOT NULL,     -- loaded from a recorded response that is not a real capture
+        trigger           VARCHAR NOT NULL,     -- daily | offline | reparse | backfill
+        PRIMARY KEY (run_id, parser_version)
+    """,
+    "raw.offers": """
+        run_id                 VARCHAR NOT NULL,
+        parser_version         INTEGER NOT NULL,
+        observed_at            TIMESTAMPTZ NOT NULL,
+        source                 VARCHAR NOT NULL,
+        channel                VARCHAR NOT NULL,  -- cloud | retail
+        provider               VARCHAR NOT NULL,
+        offer_id               VARCHAR NOT NULL,
+        title                  VARCHAR,
+        raw_gpu_name           VARCHAR NOT NULL,
+        gpu_id                 VARCHAR,           -- NULL when no alias matched (see gpuprices status)
+        gpu_count              DECIMAL(12, 6),
+        pricing_type           VARCHAR NOT NULL,  -- on_demand | spot | reserved_1y | reserved_3y | selling
+        term_months            SMALLINT,
+        price                  DECIMAL(24, 10) NOT NULL,  -- exactly as given
+        currency               VARCHAR NOT NULL,          -- ISO 4217, as given
+        price_unit             VARCHAR NOT NULL,          -- gpu_hour | instance_hour | instance_term | card
+        price_role             VARCHAR NOT NULL,          -- selling | list | shipping ...
+        price_usd              DECIMAL(24, 10),           -- the price in USD (NULL until an FX rate exists)
+        price_per_gpu_hour_usd DECIMAL(18, 6),            -- cloud rows only
+        bundled                BOOLEAN NOT NULL,          -- the price includes the host VM
+        region                 VARCHAR,
+        instance_type          VARCHAR,
+        condition              VARCHAR,
+        seller_type            VARCHAR,
+        in_stock               BOOLEAN,
+        url                    VARCHAR,
+        landing_ref            VARCHAR NOT NULL,          -- the landed raw document this row was parsed from
+        is_synthetic           BOOLEAN NOT NULL
+    """,
+    "raw.quarantine": """
+        run_id          VARCHAR NOT NULL,
+        parser_version  INTEGER NOT NULL,
+        source          VARCHAR NOT NULL,
+        observed_at     TIMESTAMPTZ NOT NULL,
+        scope           VARCHAR NOT NULL,   -- result (the whole fresh result was held back) | row
+        reason          VARCHAR NOT NULL,
+        detail          VARCHAR,            -- the offending offer or figures, as JSON
+        quarantined_at  TIMESTAMPTZ NOT NULL
+    """,
+    "raw.landing_documents": """
+        run_id      VARCHAR NOT NULL,
+        source      VARCHAR NOT NULL,
+        document_index INTEGER NOT NULL,
+        url         VARCHAR NOT NULL,
+        http_status INTEGER NOT NULL,
+        fetched_at  TIMESTAMPTZ NOT NULL,
+        sha256      VARCHAR NOT NULL,
+        bytes       BIGINT NOT NULL,
+        path        VARCHAR NOT NULL,
+        PRIMARY KEY (run_id, document_index)
+    """,
+}
+
+
+def create_raw_schema(connection) -> None:
+    for schema in SCHEMAS:
+        connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    for table, columns in RAW_TABLES.items():
+        connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
