@@ -145,7 +145,8 @@ def export_marts() -> list[Path]:
     """Each mart to Parquet partitioned by date (hive style: price_date=YYYY-MM-DD/). Written beside the old
     export and swapped in, so a reader never sees half an export."""
     written = []
-    with db.connect(read_only=True) as connection:
+    # Same (read-write) configuration as the dbt-duckdb connection that may still be open in this process.
+    with db.connect() as connection:
         for mart in EXPORTED_MARTS:
             target = export_root() / mart
             staging = target.with_name(f".{mart}.new")

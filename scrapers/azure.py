@@ -38,6 +38,10 @@ class AzureRetailPrices(Source):
     pricing_types = ("on_demand", "spot", "reserved_1y", "reserved_3y")
     hosts = ("prices.azure.com",)
     parser_version = 1
+    status = (
+        "parser tested on Microsoft's documented format; offline replay uses pages reconstructed from real "
+        "SkyPilot Azure prices (flagged synthetic); live fetch not run here (no internet)"
+    )
     expectations = Expectations(
         expected_gpu_ids=frozenset({"a100-pcie-80gb", "h100-sxm5-80gb", "t4-16gb", "a10-24gb"}),
         min_offers=50,

@@ -91,6 +91,7 @@ class Source:
     pricing_types: ClassVar[tuple[str, ...]] = ()
     hosts: ClassVar[tuple[str, ...]] = ()  # redirects are only followed within these
     api_key_env: ClassVar[str | None] = None
+    status: ClassVar[str] = ""  # for the README source table: what is known to work and how it was tested
     parser_version: ClassVar[int] = 1
     expectations: ClassVar[Expectations]
 

@@ -47,6 +47,10 @@ _GCP_FAMILIES = {
 _G2_L4_COUNT = {4: 1, 8: 1, 12: 1, 16: 1, 32: 1, 24: 2, 48: 4, 96: 8}
 _GCP_GPU_COUNT = re.compile(r"-(\d+)g$")
 _LAMBDA_NAME = re.compile(r"^gpu_(\d+)x_(.+)$")
+SAMPLE_STATUS = {
+    cloud: "real dated catalogs bundled (anycloud-sh/catalog, 2026-04/05): parser tests + offline replay"
+    for cloud in ("azure", "gcp", "lambda", "vast")
+}
 _VAST_NAME = re.compile(r"^(\d+)x-(.+)-(\d+)-(\d+)$")
 
 
@@ -63,7 +67,8 @@ class SkyPilotCatalog(Source):
         self.cloud = cloud
         self.id = f"skypilot-{cloud}"
         self.provider = cloud
-        self.description = f"SkyPilot catalog vms.csv for {cloud}"
+        self.description = f"SkyPilot catalog `{cloud}/vms.csv` (whole-row prices per instance-hour)"
+        self.status = SAMPLE_STATUS.get(cloud, "parser generic (by header name); no real sample bundled, untested")
         self.expectations = expectations
         self.catalog_url = catalog_url or UPSTREAM_URL.format(cloud=cloud)
 

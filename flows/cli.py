@@ -1,0 +1,239 @@
+"""`gpuprices`: the command line. Every command calls the same stage functions the Prefect flows call."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from pathlib import Path
+
+from flows import stages
+from scrapers.base import RawDocument
+from scrapers.errors import SourceError
+from scrapers.registry import all_sources
+
+
+def _source_list(value: str | None) -> list[str] | None:
+    if not value:
+        return None
+    wanted = [part.strip() for part in value.split(",") if part.strip()]
+    unknown = sorted(set(wanted) - set(all_sources()))
+    if unknown:
+        raise SystemExit(f"unknown source(s): {', '.join(unknown)}; known: {', '.join(sorted(all_sources()))}")
+    return wanted
+
+
+def _json_default(value):
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return str(value)
+
+
+def _print_json_line(row: dict) -> None:
+    print(json.dumps(row, default=_json_default, ensure_ascii=False))
+
+
+# -- commands --------------------------------------------------------------------------------------------------------
+def cmd_run(args) -> int:
+    from flows.daily import daily, replay_offline
+
+    sources = _source_list(args.sources)
+    build, export = not args.no_build, not args.no_build and not args.no_export
+    if args.offline:
+        report = asyncio.run(replay_offline(sources=sources, since=args.since, until=args.until, build=build, export=export))
+    else:
+        report = asyncio.run(daily(sources=sources, build=build, export=export))
+    failed = [s for s in report["sources"] if s["status"] not in ("loaded", "already_loaded", "skipped")]
+    print(f"\n{len(report['sources'])} source-runs, {len(failed)} not loaded; built={report['built']}")
+    if report["built"]:
+        print('try: gpuprices sql "select * from marts.gpu_prices_daily order by price_date desc limit 5"')
+    return 0
+
+
+def cmd_fetch(args) -> int:
+    """Fetch and land only (no parse, no load): the raw documents go to <home>/landing/."""
+    from scrapers.http import HttpClient
+
+    async def fetch_all(source_ids):
+        observed_at = stages.utc_now()
+        async with HttpClient() as client:
+            for source_id in source_ids:
+                try:
+                    run = await stages.fetch_and_land(all_sources()[source_id], client, observed_at)
+                    print(f"{source_id}: landed {len(run.documents)} document(s) in {run.relative_path}")
+                except SourceError as error:
+                    print(f"{source_id}: {error.status}: {error}")
+
+    asyncio.run(fetch_all(_source_list(args.sources) or sorted(all_sources())))
+    return 0
+
+
+def cmd_load(args) -> int:
+    records = stages.ingest_landed_runs(all_sources(), args.source, args.since, trigger=args.trigger)
+    for record in records:
+        print(f"{record.source:18} {record.run_id}  {record.status}  loaded={record.offers_loaded}")
+    print(f"{len(records)} landed run(s) ingested with the current parsers")
+    return 0
+
+
+def cmd_parse(args) -> int:
+    from warehouse.landing import LandedRun
+    from warehouse.normalize import normalize
+
+    sources = all_sources()
+    if args.source not in sources:
+        raise SystemExit(f"unknown source {args.source}; known: {', '.join(sorted(sources))}")
+    source, path = sources[args.source], Path(args.file).resolve()
+    document = RawDocument(url=path.as_uri(), status=200, body=path.read_bytes(), fetched_at=datetime.now(UTC))
+    run = LandedRun(
+        source=source.id, run_id="adhoc", observed_at=document.fetched_at, data_origin="captured",
+        directory=path.parent, documents=[document], document_files=[path.name],
+    )
+    frame, _ = normalize(source.parse([document]), run, source.parser_version)
+    for row in frame.drop(["run_id", "landing_ref"]).iter_rows(named=True):
+        _print_json_line(row)
+    return 0
+
+
+def cmd_build(args) -> int:
+    stages.build(args.select)
+    print("dbt build done")
+    return 0
+
+
+def cmd_export(args) -> int:
+    for path in stages.export_marts():
+        print(path)
+    return 0
+
+
+def cmd_sql(args) -> int:
+    from warehouse import db
+
+    with db.connect(read_only=True) as connection:
+        result = connection.execute(args.query)
+        columns = [c[0] for c in result.description]
+        rows = result.fetchall()
+    if args.json:
+        for row in rows:
+            _print_json_line(dict(zip(columns, row, strict=True)))
+        return 0
+    _print_table(columns, rows)
+    return 0
+
+
+def _print_table(columns: list[str], rows: list[tuple]) -> None:
+    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
+    print("  ".join("-" * w for w in widths))
+    for row in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)))
+    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+def cmd_status(args) -> int:
+    from flows.status import status
+
+    report = status()
+    if args.json:
+        print(json.dumps(report, default=_json_default, indent=2))
+    else:
+        from flows.status import render
+
+        print(render(report))
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from flows.daily import daily
+
+    daily.serve(name="gpuprices-daily", cron=args.cron, parameters={"build": True, "export": True})
+    return 0
+
+
+def cmd_schema(args) -> int:
+    from warehouse.docs import schema_markdown
+
+    print(schema_markdown())
+    return 0
+
+
+def cmd_sources(args) -> int:
+    from warehouse.docs import sources_markdown
+
+    print(sources_markdown())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpuprices", description="Open GPU price warehouse")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="the daily flow: fetch, load, dbt build, Parquet export, report")
+    run.add_argument("--offline", action="store_true", help="replay every bundled day from the local recorded server")
+    run.add_argument("--sources", help="comma-separated source ids (default: all)")
+    run.add_argument("--since", type=date.fromisoformat, help="offline: first day to replay (YYYY-MM-DD)")
+    run.add_argument("--until", type=date.fromisoformat, help="offline: last day to replay (YYYY-MM-DD)")
+    run.add_argument("--no-build", action="store_true", help="load only; skip dbt build and export")
+    run.add_argument("--no-export", action="store_true", help="skip the Parquet export")
+    run.set_defaults(func=cmd_run)
+
+    fetch = commands.add_parser("fetch", help="fetch and land raw documents only (no parse, no load)")
+    fetch.add_argument("--sources", help="comma-separated source ids (default: all)")
+    fetch.set_defaults(func=cmd_fetch)
+
+    for name, trigger, text in (
+        ("load", "load", "parse, check and load landed runs not yet loaded"),
+        ("reparse", "reparse", "re-parse landed runs with the current parser versions (old rows are kept)"),
+    ):
+        command = commands.add_parser(name, help=text)
+        command.add_argument("--source", help="one source id (default: all)")
+        command.add_argument("--since", type=date.fromisoformat, help="only runs landed on or after this date")
+        command.set_defaults(func=cmd_load, trigger=trigger)
+
+    parse = commands.add_parser("parse", help="print the normalized offers a saved page or payload yields (JSON lines)")
+    parse.add_argument("source")
+    parse.add_argument("file")
+    parse.set_defaults(func=cmd_parse)
+
+    build = commands.add_parser("build", help="dbt build (seeds, models, data tests, unit tests)")
+    build.add_argument("--select", help="a dbt selector")
+    build.set_defaults(func=cmd_build)
+
+    commands.add_parser("export", help="export the marts to Parquet partitioned by date").set_defaults(func=cmd_export)
+
+    sql = commands.add_parser("sql", help="run a read-only SQL query on the warehouse")
+    sql.add_argument("query")
+    sql.add_argument("--json", action="store_true", help="print JSON lines")
+    sql.set_defaults(func=cmd_sql)
+
+    status = commands.add_parser("status", help="last run and freshness per source, quarantine, unmatched GPU names")
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(func=cmd_status)
+
+    serve = commands.add_parser("serve", help="serve the daily flow on a cron schedule (Prefect flow.serve)")
+    serve.add_argument("--cron", default="0 6 * * *", help="cron schedule, UTC (default: 06:00 daily)")
+    serve.set_defaults(func=cmd_serve)
+
+    commands.add_parser("schema", help="print the warehouse schema (Markdown)").set_defaults(func=cmd_schema)
+    commands.add_parser("sources", help="print the source table (Markdown)").set_defaults(func=cmd_sources)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except FileNotFoundError as error:
+        print(f"gpuprices: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

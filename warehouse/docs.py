@@ -1,0 +1,36 @@
+"""Documentation generated from the real thing: the warehouse schema (from DuckDB's catalog) and the source
+table (from the source registry). The README embeds both; tests fail when they drift."""
+
+from __future__ import annotations
+
+from scrapers.registry import all_sources
+from warehouse import db
+
+DOCUMENTED_SCHEMAS = ("raw", "reference", "staging", "intermediate", "marts")
+
+
+def schema_markdown() -> str:
+    with db.connect(read_only=True) as connection:
+        rows = connection.execute(
+            """
+            SELECT table_schema, table_name, string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position)
+            FROM information_schema.columns
+            WHERE table_schema IN ({})
+            GROUP BY ALL
+            ORDER BY list_position(?, table_schema), table_name
+            """.format(", ".join(f"'{s}'" for s in DOCUMENTED_SCHEMAS)),
+            [list(DOCUMENTED_SCHEMAS)],
+        ).fetchall()
+    lines = ["| table | columns |", "|---|---|"]
+    lines += [f"| `{schema}.{table}` | {columns} |" for schema, table, columns in rows]
+    return "\n".join(lines)
+
+
+def sources_markdown() -> str:
+    lines = ["| id | what | auth | pricing types | status |", "|---|---|---|---|---|"]
+    for source_id, source in sorted(all_sources().items()):
+        auth = f"API key `{source.api_key_env}`" if source.api_key_env else "none"
+        lines.append(
+            f"| `{source_id}` | {source.description} | {auth} | {', '.join(source.pricing_types)} | {source.status} |"
+        )
+    return "\n".join(lines)
