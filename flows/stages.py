@@ -8,6 +8,7 @@ import os
 import shutil
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -63,6 +64,11 @@ def ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime | 
         is_synthetic=run.is_synthetic,
         trigger=trigger,
     )
+    with db.connect() as connection:
+        previous = already_ingested(connection, run.run_id, source.parser_version)
+    if previous is not None:  # the same observation, same parser: nothing to parse or load
+        record.status, record.finished_at = f"already_{previous}", utc_now()
+        return record
     integrity = None
     try:
         offers = source.parse(run.documents)
@@ -196,9 +202,19 @@ class RunReport:
         return path
 
     def summary(self) -> str:
-        lines = [f"run for {self.observed_at:%Y-%m-%d %H:%M} UTC"]
-        for r in self.records:
-            flag = " [synthetic]" if r.is_synthetic else ""
-            line = f"  {r.source:18} {r.status:16} loaded={r.offers_loaded:<6} rejected={r.offers_rejected:<4}{flag}"
-            lines.append(line + (f"  {r.error[:160]}" if r.error else ""))
+        """One line per source: its runs by status, offers loaded and rows held back, the last error."""
+        by_source: dict[str, list[IngestRecord]] = {}
+        for record in self.records:
+            by_source.setdefault(record.source, []).append(record)
+        lines = [f"run up to {self.observed_at:%Y-%m-%d %H:%M} UTC"]
+        for source, records in sorted(by_source.items()):
+            statuses = Counter(r.status for r in records)
+            status_text = ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
+            flag = " [synthetic]" if any(r.is_synthetic for r in records) else ""
+            loaded = sum(r.offers_loaded for r in records)
+            rejected = sum(r.offers_rejected for r in records)
+            lines.append(f"  {source:18} {status_text:36} loaded={loaded:<7} rejected={rejected:<5}{flag}")
+            errors = [r.error for r in records if r.error]
+            if errors:
+                lines.append(f"      last error: {errors[-1][:200]}")
         return "\n".join(lines)

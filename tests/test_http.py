@@ -1,0 +1,152 @@
+"""The shared HTTP client against a real server on 127.0.0.1 that misbehaves on purpose."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections import defaultdict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from scrapers.errors import FetchError, ForbiddenRedirect, ResponseTooLarge
+from scrapers.http import USER_AGENT, HttpClient, HttpSettings, parse_retry_after
+
+HOST = "api.example.test"
+
+
+class Scripted:
+    """path -> list of responses, served in order (the last one repeats)."""
+
+    def __init__(self):
+        self.script: dict[str, list] = {}
+        self.hits: dict[str, list[float]] = defaultdict(list)
+        self.user_agents: list[str] = []
+
+
+@pytest.fixture
+def server():
+    scripted = Scripted()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            path = self.path.split("/", 2)[2] if self.path.count("/") >= 2 else ""
+            key = "/" + path
+            scripted.hits[key].append(time.monotonic())
+            scripted.user_agents.append(self.headers.get("User-Agent", ""))
+            steps = scripted.script.get(key, [(404, {}, b"")])
+            step = steps[min(len(scripted.hits[key]) - 1, len(steps) - 1)]
+            if step == "reset":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                self.connection.close()
+                return
+            status, headers, body = step
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            if "Content-Length" not in headers:
+                self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    scripted.base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    yield scripted
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def fetch(server, path, settings=None, allowed=(HOST,)):
+    sleeps: list[float] = []
+
+    async def fake_sleep(seconds):
+        sleeps.append(seconds)
+
+    async def run():
+        rewrite = lambda url: f"{server.base}/{url.split('://', 1)[1]}"  # noqa: E731
+        async with HttpClient(settings or HttpSettings(per_host_min_interval_s=0), rewrite=rewrite, sleep=fake_sleep) as client:
+            return await client.get(f"https://{HOST}{path}", allowed_hosts=allowed)
+
+    return asyncio.run(run()), sleeps
+
+
+def test_429_honours_retry_after_then_succeeds(server):
+    server.script["/prices"] = [(429, {"Retry-After": "7"}, b""), (200, {}, b"ok")]
+    document, sleeps = fetch(server, "/prices")
+    assert document.body == b"ok" and sleeps == [7.0]
+    assert server.user_agents[0] == USER_AGENT
+
+
+def test_503_retries_with_backoff_then_gives_up(server):
+    server.script["/prices"] = [(503, {}, b"down")]
+    with pytest.raises(FetchError, match="gave up after 4 attempts"):
+        fetch(server, "/prices")
+    assert len(server.hits["/prices"]) == 4
+
+
+def test_retry_after_longer_than_the_cap_is_a_failure_not_a_long_sleep(server):
+    server.script["/prices"] = [(429, {"Retry-After": "86400"}, b"")]
+    with pytest.raises(FetchError, match="too long"):
+        fetch(server, "/prices")
+    assert len(server.hits["/prices"]) == 1
+
+
+def test_other_4xx_is_not_retried(server):
+    server.script["/missing"] = [(404, {}, b"nope")]
+    with pytest.raises(FetchError, match="HTTP 404"):
+        fetch(server, "/missing")
+    assert len(server.hits["/missing"]) == 1
+
+
+def test_connection_reset_is_retried(server):
+    server.script["/flaky"] = ["reset", (200, {}, b"fine")]
+    document, sleeps = fetch(server, "/flaky")
+    assert document.body == b"fine" and len(sleeps) == 1
+
+
+def test_body_over_the_cap_is_refused(server):
+    server.script["/huge"] = [(200, {}, b"x" * 5000)]
+    with pytest.raises(ResponseTooLarge):
+        fetch(server, "/huge", HttpSettings(max_body_bytes=1000, per_host_min_interval_s=0))
+    assert len(server.hits["/huge"]) == 1  # never retried
+
+
+def test_redirect_within_the_source_hosts_is_followed(server):
+    server.script["/old"] = [(301, {"Location": f"https://{HOST}/new"}, b"")]
+    server.script["/new"] = [(200, {}, b"moved")]
+    document, _ = fetch(server, "/old")
+    assert document.body == b"moved" and document.url == f"https://{HOST}/new"
+
+
+def test_redirect_to_another_host_is_refused(server):
+    server.script["/old"] = [(302, {"Location": "https://evil.example.org/login"}, b"")]
+    with pytest.raises(ForbiddenRedirect, match="evil.example.org"):
+        fetch(server, "/old")
+
+
+def test_per_host_rate_limit_spaces_requests(server):
+    server.script["/a"] = [(200, {}, b"a")]
+    interval = 0.2
+
+    async def run():
+        rewrite = lambda url: f"{server.base}/{url.split('://', 1)[1]}"  # noqa: E731
+        settings = HttpSettings(per_host_min_interval_s=interval, per_host_concurrency=4)
+        async with HttpClient(settings, rewrite=rewrite) as client:
+            await asyncio.gather(*(client.get(f"https://{HOST}/a", allowed_hosts=(HOST,)) for _ in range(4)))
+
+    asyncio.run(run())
+    starts = sorted(server.hits["/a"])
+    gaps = [later - earlier for earlier, later in zip(starts, starts[1:])]
+    assert min(gaps) >= interval * 0.9
+
+
+def test_retry_after_http_date():
+    assert parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT", now=1792567670.0) == pytest.approx(10.0)
+    assert parse_retry_after("soon") is None
