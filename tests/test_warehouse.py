@@ -69,10 +69,9 @@ def test_a_load_that_fails_midway_leaves_no_rows(home, monkeypatch):
     def explode(connection, record):
         raise RuntimeError("killed between the offers insert and the ingest_runs insert")
 
-    monkeypatch.setattr(load, "_insert_record", explode)
-    with pytest.raises(RuntimeError):
+    with monkeypatch.context() as patch, pytest.raises(RuntimeError):
+        patch.setattr(load, "_insert_record", explode)
         stages.ingest(source, land_lambda(), "test")
-    monkeypatch.undo()
     assert counts()["offers"] == 0 and counts()["ingest_runs"] == 0
     assert stages.ingest(source, land_lambda(), "test").status == "loaded"  # the next run completes
 
