@@ -43,9 +43,10 @@ async def collect_source(
     started_at = stages.utc_now()
     try:
         run = await stages.fetch_and_land(source, client, observed_at, data_origin)
-    except FetchError:
-        raise
-    except SourceError as error:  # skipped (no key), blocked, parse error of the pagination: not retried
+    except SourceError as error:
+        if isinstance(error, FetchError) and error.transient:
+            raise  # Prefect retries the task
+        # skipped (no key), blocked, 404, a broken pagination: recorded, not retried
         return stages.record_failure(source_id, source.parser_version, observed_at, error, started_at, trigger)
     return stages.ingest(source, run, trigger, started_at)
 

@@ -8,7 +8,12 @@ class SourceError(Exception):
 
 
 class FetchError(SourceError):
-    """The network gave up on us (after retries for transient failures)."""
+    """The network gave up on us. `transient` = worth trying again later (timeouts, resets, 429, 5xx after the
+    client's own retries); a 404, a forbidden redirect or an oversized body is not."""
+
+    def __init__(self, message: str, transient: bool = False):
+        super().__init__(message)
+        self.transient = transient
 
 
 class ResponseTooLarge(FetchError):

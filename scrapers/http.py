@@ -182,7 +182,7 @@ class HttpClient:
                         delay = asked
             if attempt + 1 < self.settings.max_attempts:
                 await self._sleep(delay)
-        raise FetchError(f"{url}: gave up after {self.settings.max_attempts} attempts ({last_error})")
+        raise FetchError(f"{url}: gave up after {self.settings.max_attempts} attempts ({last_error})", transient=True)
 
     async def _send_once(self, method, url, headers, json):
         self.request_count += 1

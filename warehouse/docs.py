@@ -16,7 +16,7 @@ def schema_markdown() -> str:
             SELECT table_schema, table_name, string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position)
             FROM information_schema.columns
             WHERE table_schema IN ({})
-            GROUP BY ALL
+            GROUP BY table_schema, table_name
             ORDER BY list_position(?, table_schema), table_name
             """.format(", ".join(f"'{s}'" for s in DOCUMENTED_SCHEMAS)),
             [list(DOCUMENTED_SCHEMAS)],
