@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections import Counter
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -48,8 +49,9 @@ def cmd_run(args) -> int:
         report = asyncio.run(replay_offline(sources=sources, since=args.since, until=args.until, build=build, export=export))
     else:
         report = asyncio.run(daily(sources=sources, build=build, export=export))
-    failed = [s for s in report["sources"] if s["status"] not in ("loaded", "already_loaded", "skipped")]
-    print(f"\n{len(report['sources'])} source-runs, {len(failed)} not loaded; built={report['built']}")
+    statuses = Counter(s["status"] for s in report["sources"])
+    print(f"{len(report['sources'])} source-runs: " + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items())))
+    print(f"dbt build: {'done' if report['built'] else 'skipped'}; exported: {', '.join(report['exported']) or 'nothing'}")
     if report["built"]:
         print('try: gpuprices sql "select * from marts.gpu_prices_daily order by price_date desc limit 5"')
     return 0
