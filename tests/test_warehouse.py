@@ -166,3 +166,19 @@ def test_relative_outlier_and_too_many_rejections(home):
     result = check(frame, Expectations(frozenset({"h100-sxm5-80gb"}), max_rejected_share=0.1))
     assert result.rejected.get_column("reason").to_list() == ["relative_outlier"]
     assert any(r.startswith("too_many_rejected_rows") for r in result.result_reasons)
+
+
+def test_a_source_without_its_api_key_is_skipped_with_a_clear_message(home, monkeypatch):
+    import asyncio
+
+    from scrapers.errors import MissingCredentials
+
+    class KeyedSource(AzureRetailPrices):
+        id = "keyed"
+        api_key_env = "GPUPRICES_TEST_KEY"
+
+    monkeypatch.delenv("GPUPRICES_TEST_KEY", raising=False)
+    with pytest.raises(MissingCredentials, match="set GPUPRICES_TEST_KEY") as raised:
+        asyncio.run(stages.fetch_and_land(KeyedSource(), client=None, observed_at=OBSERVED))
+    record = stages.record_failure("keyed", 1, OBSERVED, raised.value, OBSERVED, "test")
+    assert record.status == "skipped" and counts()["ingest_runs"] == 1 and counts()["offers"] == 0
