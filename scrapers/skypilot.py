@@ -132,18 +132,11 @@ class SkyPilotCatalog(Source):
             return []
         raw_name, gpu_id, count = self._gpu(row)
         offer_id = f"{row['InstanceType']}|{row['Region']}|{row.get('AvailabilityZone', '')}"
-        offers = []
-        for pricing_type, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
-            price = _price(row[column], row)
-            if price is None or (pricing_type == "spot" and price == 0):
-                continue  # empty = not offered; SpotPrice 0.00 = unknown (SkyPilot writes it when it has no bid)
-            offers.append(
-                self._offer(
-                    row, index, url, raw_name=raw_name, gpu_id=gpu_id, count=count,
-                    pricing_type=pricing_type, price=price, offer_id=offer_id,
-                )
-            )
-        return offers
+        return [
+            self._offer(row, index, url, raw_name=raw_name, gpu_id=gpu_id, count=count,
+                        pricing_type=pricing_type, price=price, offer_id=offer_id)
+            for pricing_type, price in _row_prices(row).items()
+        ]
 
     def _parse_gcp(self, rows: list[dict], index: int, url: str) -> list[Offer]:
         offers: list[Offer] = []
@@ -155,10 +148,7 @@ class SkyPilotCatalog(Source):
             gpu_rows[(row["AvailabilityZone"], row["AcceleratorName"], count)] = row
             raw_name, gpu_id, _ = self._gpu(row)
             offer_id = f"gpu:{row['AcceleratorName']}x{count}|{row['AvailabilityZone']}"
-            for pricing_type, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
-                price = _price(row[column], row)
-                if price is None or (pricing_type == "spot" and price == 0):
-                    continue
+            for pricing_type, price in _row_prices(row).items():
                 offers.append(
                     self._offer(row, index, url, raw_name=raw_name, gpu_id=gpu_id, count=count,
                                 pricing_type=pricing_type, price=price, offer_id=offer_id, bundled=False)
@@ -173,10 +163,11 @@ class SkyPilotCatalog(Source):
             if gpu_row is None:
                 continue  # the GPU part is not sold in this zone: no complete machine price
             raw_name, gpu_id, _ = self._gpu(gpu_row)
-            for pricing_type, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
-                vm_price, gpu_price = _price(row[column], row), _price(gpu_row[column], gpu_row)
+            vm_prices, gpu_prices = _row_prices(row), _row_prices(gpu_row)
+            for pricing_type, vm_price in vm_prices.items():
+                gpu_price = gpu_prices.get(pricing_type)
                 if not vm_price or not gpu_price:
-                    continue  # either part unknown: the machine price is unknown
+                    continue  # either part unknown (or $0): the machine price is unknown
                 offers.append(
                     self._offer(
                         row, index, url, raw_name=raw_name, gpu_id=gpu_id, count=count,
@@ -213,6 +204,18 @@ def read_catalog_rows(body: bytes, cloud: str) -> list[dict]:
             raise ParseError(f"skypilot-{cloud}: line {line_number} has {len(fields)} fields, header has {len(header)}")
         rows.append(dict(zip(header, fields, strict=True)))
     return rows
+
+
+def _row_prices(row: dict) -> dict[str, Decimal]:
+    """{pricing_type: whole-row price} of the prices a row states. Empty = not offered; SpotPrice 0.00 = unknown
+    (SkyPilot writes it when it has no bid), never free. A $0 on-demand price is kept: the integrity check
+    quarantines it with its reason."""
+    prices = {}
+    for pricing_type, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
+        price = _price(row[column], row)
+        if price is not None and not (pricing_type == "spot" and price == 0):
+            prices[pricing_type] = price
+    return prices
 
 
 def _price(value: str, row: dict) -> Decimal | None:

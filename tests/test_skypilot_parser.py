@@ -117,3 +117,22 @@ def test_a_damaged_catalog_is_a_parse_error(mangle, message):
     bad = RawDocument(url="x", status=200, body=body, fetched_at=document("skypilot/gcp_2026-04-02.csv").fetched_at)
     with pytest.raises(ParseError, match=message):
         SOURCES["skypilot-gcp"].parse([bad])
+
+
+def test_zero_on_demand_is_kept_for_quarantine_but_never_summed_into_a_machine_price():
+    from scrapers.base import RawDocument
+
+    lines = (FIXTURES / "skypilot/gcp_2026-04-02.csv").read_text().splitlines()
+    header, rows = lines[0], lines[1:]
+    gpu_row = next(r for r in rows if r.startswith(",,,H100,8,") and ",us-central1-a," in r)
+    vm_row = next(r for r in rows if r.startswith("a3-highgpu-8g,") and ",us-central1-a," in r)
+    fields = gpu_row.split(",")
+    fields[-2] = "0.0"  # the GPU part's on-demand Price
+    body = "\n".join([header, ",".join(fields), vm_row]) + "\n"
+    offers = SOURCES["skypilot-gcp"].parse(
+        [RawDocument(url="x", status=200, body=body.encode(), fetched_at=document("skypilot/gcp_2026-04-02.csv").fetched_at)]
+    )
+    kinds = {(o.bundled, o.pricing_type): o.price for o in offers}
+    assert kinds[(False, "on_demand")] == 0  # kept, so the integrity check quarantines it with a reason
+    assert (True, "on_demand") not in kinds  # no machine price with a $0 GPU part
+    assert (True, "spot") in kinds

@@ -7,7 +7,9 @@ integrity check), the quarantined rows / result with their reasons, and the inge
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -43,6 +45,19 @@ class IngestRecord:
         }
 
 
+@contextlib.contextmanager
+def transaction(connection: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """All or nothing: committed when the block ends normally, rolled back on any exception (even a kill signal
+    that unwinds the stack; a SIGKILL leaves DuckDB's WAL, which never holds an uncommitted transaction)."""
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
 def already_ingested(connection: duckdb.DuckDBPyConnection, run_id: str, parser_version: int) -> str | None:
     found = connection.execute(
         "SELECT status FROM raw.ingest_runs WHERE run_id = ? AND parser_version = ?", [run_id, parser_version]
@@ -76,25 +91,18 @@ def load_run(
     integrity: IntegrityResult | None,
 ) -> IngestRecord:
     """Write one source-run. Returns the record as stored, or with status `already_loaded` if it was."""
-    connection.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(connection):
         previous = already_ingested(connection, record.run_id, record.parser_version)
         if previous is not None:
-            connection.execute("ROLLBACK")
             record.status, record.offers_loaded = f"already_{previous}", 0
             return record
         _insert_landing_documents(connection, run)
-        now = datetime.now(UTC)
         if integrity is not None:
             if integrity.passed and integrity.accepted.height:
                 accepted = integrity.accepted.to_arrow()  # noqa: F841 (read by DuckDB by name)
                 connection.execute("INSERT INTO raw.offers BY NAME SELECT * FROM accepted")
-            _insert_quarantine(connection, record, integrity, now)
+            _insert_quarantine(connection, record, integrity, datetime.now(UTC))
         _insert_record(connection, record)
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
     return record
 
 
@@ -115,12 +123,7 @@ def _insert_quarantine(connection, record: IngestRecord, integrity: IntegrityRes
 
 def record_without_landing(connection: duckdb.DuckDBPyConnection, record: IngestRecord) -> IngestRecord:
     """A run that never produced documents (fetch failed, blocked, skipped): only its ingest_runs row."""
-    connection.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(connection):
         if already_ingested(connection, record.run_id, record.parser_version) is None:
             _insert_record(connection, record)
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
     return record
