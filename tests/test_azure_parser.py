@@ -13,7 +13,7 @@ from flows.offline import RecordedServer, load_recordings, replay_plan, rewrite_
 from scrapers.azure import FIRST_PAGE_URL, AzureRetailPrices
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient
-from tests.conftest import document
+from tests.conftest import document, raw_document
 from warehouse.normalize import price_per_gpu_hour_usd
 
 SYNTHETIC = "azure/synthetic_documented_format_gpu_items.json"
@@ -67,9 +67,7 @@ def test_fractional_gpu_share():
     ],
 )
 def test_wrong_shapes_are_parse_errors(body, message):
-    from scrapers.base import RawDocument
-
-    bad = RawDocument(url="https://prices.azure.com/x", status=200, body=body, fetched_at=document(SYNTHETIC).fetched_at)
+    bad = raw_document(body, url="https://prices.azure.com/x")
     with pytest.raises(ParseError, match=message):
         AzureRetailPrices().parse([bad])
 

@@ -12,7 +12,7 @@ import pytest
 
 from scrapers.errors import ParseError
 from scrapers.registry import all_sources
-from tests.conftest import FIXTURES, document
+from tests.conftest import FIXTURES, document, raw_document
 
 SOURCES = all_sources()
 
@@ -90,9 +90,7 @@ def test_columns_are_read_by_name_not_position():
     writer = csv.writer(reordered, lineterminator="\n")
     for row in rows:
         writer.writerow(list(reversed(row)))
-    from scrapers.base import RawDocument
-
-    shuffled = RawDocument(url="x", status=200, body=reordered.getvalue().encode(), fetched_at=document("skypilot/lambda_2026-04-02.csv").fetched_at)
+    shuffled = raw_document(reordered.getvalue().encode())
     original = parse("lambda", "lambda_2026-04-02.csv")
     again = SOURCES["skypilot-lambda"].parse([shuffled])
     assert [(o.offer_id, o.price, o.gpu_id) for o in again] == [(o.offer_id, o.price, o.gpu_id) for o in original]
@@ -108,20 +106,16 @@ def test_columns_are_read_by_name_not_position():
     ],
 )
 def test_a_damaged_catalog_is_a_parse_error(mangle, message):
-    from scrapers.base import RawDocument
-
     text = (FIXTURES / "skypilot/gcp_2026-04-02.csv").read_text()
     body = mangle(text).encode()
     if message == "empty catalog":
         body = b"\n"
-    bad = RawDocument(url="x", status=200, body=body, fetched_at=document("skypilot/gcp_2026-04-02.csv").fetched_at)
+    bad = raw_document(body)
     with pytest.raises(ParseError, match=message):
         SOURCES["skypilot-gcp"].parse([bad])
 
 
 def test_zero_on_demand_is_kept_for_quarantine_but_never_summed_into_a_machine_price():
-    from scrapers.base import RawDocument
-
     lines = (FIXTURES / "skypilot/gcp_2026-04-02.csv").read_text().splitlines()
     header, rows = lines[0], lines[1:]
     gpu_row = next(r for r in rows if r.startswith(",,,H100,8,") and ",us-central1-a," in r)
@@ -129,9 +123,7 @@ def test_zero_on_demand_is_kept_for_quarantine_but_never_summed_into_a_machine_p
     fields = gpu_row.split(",")
     fields[-2] = "0.0"  # the GPU part's on-demand Price
     body = "\n".join([header, ",".join(fields), vm_row]) + "\n"
-    offers = SOURCES["skypilot-gcp"].parse(
-        [RawDocument(url="x", status=200, body=body.encode(), fetched_at=document("skypilot/gcp_2026-04-02.csv").fetched_at)]
-    )
+    offers = SOURCES["skypilot-gcp"].parse([raw_document(body.encode())])
     kinds = {(o.bundled, o.pricing_type): o.price for o in offers}
     assert kinds[(False, "on_demand")] == 0  # kept, so the integrity check quarantines it with a reason
     assert (True, "on_demand") not in kinds  # no machine price with a $0 GPU part

@@ -47,8 +47,7 @@ class IngestRecord:
 
 @contextlib.contextmanager
 def transaction(connection: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """All or nothing: committed when the block ends normally, rolled back on any exception (even a kill signal
-    that unwinds the stack; a SIGKILL leaves DuckDB's WAL, which never holds an uncommitted transaction)."""
+    """All or nothing: committed when the block ends normally, rolled back on any exception."""
     connection.execute("BEGIN TRANSACTION")
     try:
         yield
