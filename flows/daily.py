@@ -19,7 +19,9 @@ from prefect import flow, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 from flows import stages  # noqa: E402
-from flows.offline import RecordedServer, load_recordings, replay_plan, rewrite_to  # noqa: E402
+from flows.offline import (  # noqa: E402
+    RecordedServer, load_recordings, placeholder_credentials, replay_plan, rewrite_to,
+)
 from scrapers.errors import FetchError, SourceError  # noqa: E402
 from scrapers.http import HttpClient, HttpSettings  # noqa: E402
 from scrapers.registry import all_sources  # noqa: E402
@@ -121,7 +123,7 @@ async def replay_offline(
     """Every bundled day in order, through the real fetch code against the local recorded-response server."""
     plan = replay_plan(load_recordings(), since, until)
     report = stages.RunReport(observed_at=plan[-1].observed_at)
-    with RecordedServer() as server:
+    with RecordedServer() as server, placeholder_credentials(list(all_sources().values())):
         for number, day in enumerate(plan, start=1):
             source_ids = [s for s in day.sources if not sources or s in sources]
             stages.progress(f"offline day {number}/{len(plan)} {day.observed_at:%Y-%m-%d}: {', '.join(source_ids)}")

@@ -9,12 +9,17 @@ and a file is only bundled when its GPU rows changed, so that is what the source
 from __future__ import annotations
 
 import json
+import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
+
+from scrapers.base import Source
 
 BUNDLE_DIR = Path(__file__).resolve().parent / "recorded"
 OBSERVATION_TIME_OF_DAY = time(23, 0, tzinfo=UTC)  # after every commit of the day in the bundled history
@@ -68,11 +73,20 @@ class RecordedServer:
         self.bundle_dir = bundle_dir
         self.routes: dict[str, str] = {}
         self.requests: list[str] = []
+        self.latency_s = 0.0  # injected per-response latency (gpuprices bench fetch)
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server naming)
+                # POST APIs (RunPod GraphQL, Vast search, token endpoints) are recorded per URL; the body is read
+                # and not matched: each bundled source posts one fixed query per URL.
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.do_GET()
+
             def do_GET(self):  # noqa: N802 (http.server naming)
                 key = unquote(self.path.lstrip("/"))
+                if server.latency_s:
+                    threading.Event().wait(server.latency_s)  # this handler's thread only
                 server.requests.append(key)
                 relative = server.routes.get(key)
                 if relative is None:
@@ -112,3 +126,23 @@ def rewrite_to(base_url: str):
         return f"{base_url}/{url.split('://', 1)[1]}"
 
     return rewrite
+
+
+OFFLINE_PLACEHOLDER_KEY = "offline-replay-placeholder"
+
+
+@contextmanager
+def placeholder_credentials(sources: list[Source]) -> Iterator[list[str]]:
+    """Keyed sources need a key to run their fetch code. Offline, every request goes to 127.0.0.1, so a placeholder
+    stands in for each key that is not set (a real key is left as it is and never leaves this machine either)."""
+    names = [
+        name for source in sources for name in (source.api_key_env, *source.extra_credential_envs)
+        if name and not os.environ.get(name)
+    ]
+    for name in names:
+        os.environ[name] = OFFLINE_PLACEHOLDER_KEY
+    try:
+        yield names
+    finally:
+        for name in names:
+            os.environ.pop(name, None)

@@ -91,6 +91,7 @@ class Source:
     pricing_types: ClassVar[tuple[str, ...]] = ()
     hosts: ClassVar[tuple[str, ...]] = ()  # redirects are only followed within these
     api_key_env: ClassVar[str | None] = None
+    extra_credential_envs: ClassVar[tuple[str, ...]] = ()  # e.g. an OAuth client id beside the secret
     status: ClassVar[str] = ""  # for the README source table: what is known to work and how it was tested
     parser_version: ClassVar[int] = 1
     expectations: ClassVar[Expectations]

@@ -120,8 +120,10 @@ class HttpClient:
         ceiling = min(self.settings.backoff_cap_s, self.settings.backoff_base_s * 2**attempt)
         return random.uniform(0, ceiling)  # full jitter
 
-    async def get(self, url: str, *, allowed_hosts: tuple[str, ...], headers: dict | None = None) -> RawDocument:
-        return await self.request("GET", url, allowed_hosts=allowed_hosts, headers=headers)
+    async def get(
+        self, url: str, *, allowed_hosts: tuple[str, ...], headers: dict | None = None, max_bytes: int | None = None
+    ) -> RawDocument:
+        return await self.request("GET", url, allowed_hosts=allowed_hosts, headers=headers, max_bytes=max_bytes)
 
     async def post(
         self, url: str, *, allowed_hosts: tuple[str, ...], json: object = None, headers: dict | None = None
@@ -136,13 +138,16 @@ class HttpClient:
         allowed_hosts: tuple[str, ...],
         headers: dict | None = None,
         json: object = None,
+        max_bytes: int | None = None,
     ) -> RawDocument:
-        """Fetch `url` (the real, logical URL). Returns the final 2xx response or raises a FetchError."""
+        """Fetch `url` (the real, logical URL). Returns the final 2xx response or raises a FetchError.
+        `max_bytes` raises the size cap for one known-large document (AWS offer files)."""
+        cap = max_bytes or self.settings.max_body_bytes
         for _hop in range(self.settings.max_redirects + 1):
             host = urlsplit(url).hostname or ""
             if host not in allowed_hosts:
                 raise ForbiddenRedirect(f"refusing {url}: host {host!r} is not one of {allowed_hosts}")
-            status, body, response_headers = await self._with_retries(method, url, host, headers, json)
+            status, body, response_headers = await self._with_retries(method, url, host, headers, json, cap)
             if 300 <= status < 400 and "location" in response_headers:
                 url = urljoin(url, response_headers["location"])
                 method, json = "GET", None
@@ -158,12 +163,12 @@ class HttpClient:
             )
         raise FetchError(f"more than {self.settings.max_redirects} redirects from {url}")
 
-    async def _with_retries(self, method, url, host, headers, json):
+    async def _with_retries(self, method, url, host, headers, json, cap):
         last_error = ""
         for attempt in range(self.settings.max_attempts):
             try:
                 async with self._gate(host):
-                    status, body, response_headers = await self._send_once(method, url, headers, json)
+                    status, body, response_headers = await self._send_once(method, url, headers, json, cap)
             except ResponseTooLarge:
                 raise
             except (httpx.TransportError, httpx.DecodingError) as error:  # resets, timeouts, truncated gzip
@@ -184,19 +189,19 @@ class HttpClient:
                 await self._sleep(delay)
         raise FetchError(f"{url}: gave up after {self.settings.max_attempts} attempts ({last_error})", transient=True)
 
-    async def _send_once(self, method, url, headers, json):
+    async def _send_once(self, method, url, headers, json, cap):
         self.request_count += 1
         request = self._client.build_request(method, self._rewrite(url), headers=headers, json=json)
         response = await self._client.send(request, stream=True)
         try:
             declared = response.headers.get("content-length")
-            if declared and declared.isdigit() and int(declared) > self.settings.max_body_bytes:
-                raise ResponseTooLarge(f"{url}: Content-Length {declared} exceeds {self.settings.max_body_bytes}")
+            if declared and declared.isdigit() and int(declared) > cap:
+                raise ResponseTooLarge(f"{url}: Content-Length {declared} exceeds {cap}")
             chunks, size = [], 0
             async for chunk in response.aiter_bytes():
                 size += len(chunk)
-                if size > self.settings.max_body_bytes:
-                    raise ResponseTooLarge(f"{url}: body exceeds {self.settings.max_body_bytes} bytes")
+                if size > cap:
+                    raise ResponseTooLarge(f"{url}: body exceeds {cap} bytes")
                 chunks.append(chunk)
             return response.status_code, b"".join(chunks), {k.lower(): v for k, v in response.headers.items()}
         finally:

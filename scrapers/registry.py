@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from scrapers.aws import AwsEc2
 from scrapers.azure import AzureRetailPrices
 from scrapers.base import Expectations, Source
+from scrapers.cudo import CudoCompute
+from scrapers.gcp import GoogleCloud
+from scrapers.jarvislabs import Jarvislabs
+from scrapers.lambda_cloud import LambdaCloud
+from scrapers.oci import OracleCloud
+from scrapers.runpod import RunPod
+from scrapers.seeweb import Seeweb
 from scrapers.skypilot import SkyPilotCatalog
+from scrapers.tensordock import TensorDock
+from scrapers.vast import VastMarketplace
+from scrapers.verda import Verda
+from scrapers.vultr import Vultr
 
 # What a sane fresh catalog of each cloud must contain (GPUs seen in every dated catalog we hold).
 SKYPILOT_EXPECTATIONS = {
@@ -14,12 +26,17 @@ SKYPILOT_EXPECTATIONS = {
     "vast": Expectations(frozenset({"rtx-4090-24gb", "h100-sxm5-80gb"}), min_offers=20),
     "aws": Expectations(frozenset({"h100-sxm5-80gb", "a10g-24gb", "t4-16gb"}), min_offers=50),
 }
+# Direct provider sources, in README order.
+DIRECT_SOURCES = (
+    AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
+    Jarvislabs, TensorDock, Seeweb, Vultr,
+)
 
 
 def all_sources(overrides: dict[str, dict] | None = None) -> dict[str, Source]:
     """All sources by id. `overrides` maps a source id to constructor settings (e.g. a SkyPilot catalog_url)."""
     overrides = overrides or {}
-    sources: list[Source] = [AzureRetailPrices()]
+    sources: list[Source] = [source_class(**overrides.get(source_class.id, {})) for source_class in DIRECT_SOURCES]
     for cloud, expectations in SKYPILOT_EXPECTATIONS.items():
         settings = overrides.get(f"skypilot-{cloud}", {})
         sources.append(SkyPilotCatalog(cloud, expectations, catalog_url=settings.get("catalog_url")))

@@ -29,7 +29,8 @@ def schema_markdown() -> str:
 def sources_markdown() -> str:
     lines = ["| id | what | auth | pricing types | status |", "|---|---|---|---|---|"]
     for source_id, source in sorted(all_sources().items()):
-        auth = f"API key `{source.api_key_env}`" if source.api_key_env else "none"
+        keys = [name for name in (source.api_key_env, *source.extra_credential_envs) if name]
+        auth = " + ".join(f"`{name}`" for name in keys) if keys else "none"
         lines.append(
             f"| `{source_id}` | {source.description} | {auth} | {', '.join(source.pricing_types)} | {source.status} |"
         )

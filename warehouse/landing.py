@@ -25,7 +25,9 @@ from pathlib import Path
 from scrapers.base import RawDocument
 from warehouse.paths import data_home, landing_root
 
-DATA_ORIGINS = ("captured", "reconstructed", "synthetic")
+# captured: a real response of that day. stale_capture: a real response from another (or an unknown) date, replayed
+# as if fetched on the replay day. reconstructed: a documented format rebuilt from real prices. synthetic: made up.
+DATA_ORIGINS = ("captured", "stale_capture", "reconstructed", "synthetic")
 
 
 @dataclass
@@ -33,7 +35,7 @@ class LandedRun:
     source: str
     run_id: str
     observed_at: datetime
-    data_origin: str  # captured | reconstructed | synthetic (anything but captured is flagged synthetic)
+    data_origin: str  # one of DATA_ORIGINS; anything but captured is flagged synthetic
     directory: Path
     documents: list[RawDocument]
     document_files: list[str]

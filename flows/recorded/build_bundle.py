@@ -114,6 +114,10 @@ def main() -> None:
                     "routes": routes,
                 }
             )
+    from flows.recorded.build_providers import fixture_recordings, skypilot_reconstructions
+
+    recordings.extend(skypilot_reconstructions(list(csv.DictReader((HERE / "skypilot" / "MANIFEST.csv").open(newline="")))))
+    recordings.extend(fixture_recordings())
     recordings.sort(key=lambda r: (r["recorded_at"], r["source"]))
     (HERE / "index.json").write_text(json.dumps({"recordings": recordings}, indent=1))
     print(f"{len(recordings)} recordings")
