@@ -102,6 +102,32 @@ def cmd_parse(args) -> int:
     return 0
 
 
+def cmd_backfill(args) -> int:
+    from flows.backfill import backfill_skypilot
+
+    counts: dict[str, int] = {}
+    for number, total, commit, record in backfill_skypilot(Path(args.repo), _source_list(args.clouds),
+                                                           args.since, args.until):
+        status = record.status if record else "file_deleted"
+        counts[status] = counts.get(status, 0) + 1
+        offers = f", {record.offers_loaded} offers" if record and record.status == "loaded" else ""
+        stages.progress(f"backfill {number}/{total} skypilot-{commit.cloud} {commit.commit[:10]} "
+                        f"{commit.committed_at:%Y-%m-%d %H:%M} {status}{offers}")
+    print(f"backfill: {sum(counts.values())} catalog commits: "
+          + (", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "none found"))
+    if counts and not args.no_build:
+        stages.build()
+    return 1 if counts.get("failed") else 0
+
+
+def cmd_bench(args) -> int:
+    from flows.bench import bench_fetch
+
+    result = bench_fetch(args.latency_ms / 1000, args.interval_ms / 1000, args.concurrency)
+    print(result.report())
+    return 0
+
+
 def cmd_build(args) -> int:
     stages.build(args.select)
     print("dbt build done")
@@ -203,6 +229,22 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("source")
     parse.add_argument("file")
     parse.set_defaults(func=cmd_parse)
+
+    backfill = commands.add_parser("backfill", help="load history: every commit of a local catalog clone")
+    backfill.add_argument("kind", choices=["skypilot"], help="what to backfill from")
+    backfill.add_argument("--repo", required=True, help="a local clone of skypilot-org/skypilot-catalog (or alike)")
+    backfill.add_argument("--since", type=date.fromisoformat, help="first commit date (YYYY-MM-DD)")
+    backfill.add_argument("--until", type=date.fromisoformat, help="last commit date (YYYY-MM-DD)")
+    backfill.add_argument("--clouds", help="comma-separated clouds (default: every SkyPilot cloud we parse)")
+    backfill.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
+    backfill.set_defaults(func=cmd_backfill)
+
+    bench = commands.add_parser("bench", help="benchmarks that print figures (fetch: against the local server)")
+    bench.add_argument("kind", choices=["fetch"])
+    bench.add_argument("--latency-ms", type=float, default=200.0, help="injected latency per response")
+    bench.add_argument("--interval-ms", type=float, default=250.0, help="per-host minimum interval between starts")
+    bench.add_argument("--concurrency", type=int, default=2, help="per-host requests in flight")
+    bench.set_defaults(func=cmd_bench)
 
     build = commands.add_parser("build", help="dbt build (seeds, models, data tests, unit tests)")
     build.add_argument("--select", help="a dbt selector")

@@ -19,6 +19,7 @@ Per-region files are hundreds of MB; this source raises the size cap for them an
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 from fractions import Fraction
 
@@ -65,11 +66,11 @@ class AwsEc2(Source):
         self.regions = tuple(regions)
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [
-            await client.get(OFFER_URL.format(region=region), allowed_hosts=self.hosts,
-                             max_bytes=MAX_OFFER_FILE_BYTES)
+        # independent files: fetched concurrently, the client's per-host gate spaces them
+        return list(await asyncio.gather(*(
+            client.get(OFFER_URL.format(region=region), allowed_hosts=self.hosts, max_bytes=MAX_OFFER_FILE_BYTES)
             for region in self.regions
-        ]
+        )))
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers = []

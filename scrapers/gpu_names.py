@@ -46,3 +46,16 @@ def resolve_gpu_id(raw_name: str | None, scope: str = "") -> str | None:
     key = name_key(raw_name)
     aliases = _aliases()
     return aliases.get((scope, key)) or aliases.get(("", key))
+
+
+def resolve_first(candidates: list[str | None], scope: str = "") -> tuple[str, str | None]:
+    """(raw name, gpu_id) for the first candidate name an alias resolves, else (first candidate, None).
+
+    The raw name returned is the one stored in raw.offers: dbt resolves gpu_id again from that very name and the
+    provider scope, so it must be the name that resolved here."""
+    names = [name for name in candidates if name]
+    for name in names:
+        gpu_id = resolve_gpu_id(name, scope)
+        if gpu_id:
+            return name, gpu_id
+    return (names[0] if names else ""), None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from scrapers.base import Expectations, Offer, RawDocument, Source
-from scrapers.gpu_names import resolve_gpu_id
+from scrapers.gpu_names import resolve_first
 from scrapers.http import HttpClient
 from scrapers.parsing import as_list, field, load_json, money
 
@@ -42,23 +42,21 @@ class Jarvislabs(Source):
         return offers
 
     def _offers(self, entry: dict, index: int) -> list[Offer]:
-        raw_name = field(entry, "gpu_type", self.id, "server_meta[]")
+        gpu_type = field(entry, "gpu_type", self.id, "server_meta[]")
         region = entry.get("region")
         vram = entry.get("vram")
-        gpu_id = resolve_gpu_id(raw_name, "jarvislabs") or (
-            resolve_gpu_id(f"{raw_name} {vram}GB", "jarvislabs") if vram else None
-        )
+        raw_name, gpu_id = resolve_first([gpu_type, f"{gpu_type} {vram}GB" if vram else None], "jarvislabs")
         workload = entry.get("workload_type") or "any"
         free = entry.get("num_free_devices")
         offers = []
         for pricing_type, key in (("on_demand", "price_per_hour"), ("spot", "spot_price")):
-            price = money(entry.get(key), f"{raw_name}/{region} {key}", self.id)
+            price = money(entry.get(key), f"{gpu_type}/{region} {key}", self.id)
             if price is None:
                 continue
             offers.append(
                 Offer(
                     source=self.id, channel="cloud", provider=self.provider,
-                    offer_id=f"{raw_name}|{region}|{workload}", title=f"{raw_name} ({workload})",
+                    offer_id=f"{gpu_type}|{region}|{workload}", title=f"{gpu_type} ({workload})",
                     raw_gpu_name=raw_name, gpu_id=gpu_id, gpu_count=Fraction(1), pricing_type=pricing_type,
                     price=price, currency="USD", price_unit="gpu_hour", region=region,
                     in_stock=None if free is None else free > 0, document_index=index,

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.errors import ParseError
-from scrapers.gpu_names import resolve_gpu_id
+from scrapers.gpu_names import resolve_first
 from scrapers.http import HttpClient
 from scrapers.parsing import field, load_json, money
 
@@ -64,14 +64,13 @@ class LambdaCloud(Source):
             raise ParseError(f"{self.id}: {name} has no price_cents_per_hour")
         description = instance.get("gpu_description") or name
         match = _NAME.match(name)
-        gpu_id = resolve_gpu_id(match.group(2), "lambda") if match else None
-        gpu_id = gpu_id or resolve_gpu_id(description, "lambda")
+        raw_name, gpu_id = resolve_first([match.group(2) if match else None, description], "lambda")
         regions = [region.get("name") for region in item.get("regions_with_capacity_available") or []]
         return [
             Offer(
                 source=self.id, channel="cloud", provider=self.provider,
                 offer_id=f"{name}|{region or 'no-capacity'}",
-                title=instance.get("description"), raw_gpu_name=description, gpu_id=gpu_id,
+                title=f"{instance.get('description')} ({description})", raw_gpu_name=raw_name, gpu_id=gpu_id,
                 gpu_count=Fraction(gpus), pricing_type="on_demand",
                 price=cents / Decimal(100), currency="USD", price_unit="instance_hour",
                 region=region, instance_type=name, in_stock=region is not None, document_index=index,

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.errors import ParseError
-from scrapers.gpu_names import memory_class_gb, resolve_gpu_id
+from scrapers.gpu_names import memory_class_gb, resolve_first
 from scrapers.http import HttpClient
 from scrapers.parsing import as_list, field, load_json, money
 
@@ -51,10 +51,9 @@ class VastMarketplace(Source):
         count = field(offer, "num_gpus", self.id, offer_id)
         if not isinstance(count, int) or count < 1:
             raise ParseError(f"{self.id}: offer {offer_id} num_gpus = {count!r}")
-        raw_name = field(offer, "gpu_name", self.id, offer_id)
-        gpu_id = resolve_gpu_id(raw_name, "vast")
-        if gpu_id is None and offer.get("gpu_ram"):
-            gpu_id = resolve_gpu_id(f"{raw_name} {memory_class_gb(offer['gpu_ram'])}GB", "vast")
+        listed_name = field(offer, "gpu_name", self.id, offer_id)
+        with_memory = f"{listed_name} {memory_class_gb(offer['gpu_ram'])}GB" if offer.get("gpu_ram") else None
+        raw_name, gpu_id = resolve_first([listed_name, with_memory], "vast")
         total = (offer.get("search") or {}).get("totalHour", offer.get("dph_total"))
         prices = (
             ("on_demand", money(total, f"offer {offer_id} totalHour", self.id)),

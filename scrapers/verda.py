@@ -11,11 +11,14 @@ The token response is never landed (it is a credential); only the two catalog do
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
 from fractions import Fraction
 
 from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.errors import FetchError, MissingCredentials, ParseError
-from scrapers.gpu_names import resolve_gpu_id
+from scrapers.gpu_names import resolve_first
 from scrapers.http import HttpClient
 from scrapers.parsing import as_list, field, load_json, money
 
@@ -35,9 +38,6 @@ class Verda(Source):
     expectations = Expectations(frozenset({"h100-sxm5-80gb"}), min_offers=2)
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        import json as _json
-        import os
-
         secret = self.require_key()
         client_id = os.environ.get(CLIENT_ID_ENV)
         if not client_id:
@@ -47,14 +47,14 @@ class Verda(Source):
             json={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
         )
         try:
-            token = _json.loads(token_response.body)["access_token"]
+            token = json.loads(token_response.body)["access_token"]
         except (ValueError, KeyError, TypeError):
             raise FetchError(f"{self.id}: the token endpoint gave no access_token") from None
         headers = {"Authorization": f"Bearer {token}"}
-        return [
-            await client.get(f"{API_BASE}/instance-types", allowed_hosts=self.hosts, headers=headers),
-            await client.get(f"{API_BASE}/instance-availability", allowed_hosts=self.hosts, headers=headers),
-        ]
+        return list(await asyncio.gather(
+            client.get(f"{API_BASE}/instance-types", allowed_hosts=self.hosts, headers=headers),
+            client.get(f"{API_BASE}/instance-availability", allowed_hosts=self.hosts, headers=headers),
+        ))
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         by_kind = {document.url.rstrip("/").rsplit("/", 1)[-1]: (i, document) for i, document in enumerate(documents)}
@@ -79,8 +79,9 @@ class Verda(Source):
             return []
         memory = (item.get("gpu_memory") or {}).get("size_in_gigabytes")
         per_gpu_memory = int(memory) // count if memory else None
-        raw_name = item.get("name") or item.get("model") or name
-        gpu_id = resolve_gpu_id(raw_name, "verda") or resolve_gpu_id(f"{item.get('model')} {per_gpu_memory}GB", "verda")
+        raw_name, gpu_id = resolve_first(
+            [item.get("name"), f"{item.get('model')} {per_gpu_memory}GB" if per_gpu_memory else None, name], "verda"
+        )
         currency = str(field(item, "currency", self.id, name)).upper()
         offers = []
         for pricing_type, key in (("on_demand", "price_per_hour"), ("spot", "spot_price")):

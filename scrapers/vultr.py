@@ -11,6 +11,7 @@ Facts (Vultr API v2 docs, gpuhunt's fixture in ../shared/samples/cloud/vultr/):
 
 from __future__ import annotations
 
+import asyncio
 import re
 from fractions import Fraction
 
@@ -37,10 +38,9 @@ class Vultr(Source):
     expectations = Expectations(frozenset(), min_offers=1)
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [
-            await client.get(VCG_URL, allowed_hosts=self.hosts),
-            await client.get(METAL_URL, allowed_hosts=self.hosts),
-        ]
+        return list(await asyncio.gather(
+            client.get(VCG_URL, allowed_hosts=self.hosts), client.get(METAL_URL, allowed_hosts=self.hosts)
+        ))
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers = []

@@ -264,3 +264,51 @@ def test_aws_gpu_instance_without_gpu_count_is_a_parse_error():
     entries["4C7N4APU9GEUZ6H6"]["product"]["attributes"]["instanceType"] = "p5.48xlarge"
     with pytest.raises(ParseError, match="gpu"):
         AwsEc2().parse([as_document(_aws_offer_file(entries))])
+
+
+def _recorded_documents():
+    """Each direct source's bundled recordings (flows/recorded), as the documents its fetch would receive."""
+    from flows.offline import BUNDLE_DIR, load_recordings
+
+    for recording in load_recordings():
+        if recording["source"].startswith("skypilot-"):
+            continue
+        documents = [
+            raw_document((BUNDLE_DIR / relative).read_bytes(), f"https://{route}")
+            for route, relative in recording["routes"].items()
+            if not route.endswith("/oauth2/token")  # a credential response: never landed
+        ]
+        yield recording["source"], recording["recorded_at"], documents
+
+
+def test_every_bundled_recording_parses_passes_integrity_and_keeps_names_dbt_can_resolve():
+    from scrapers.gpu_names import resolve_gpu_id
+    from scrapers.registry import all_sources
+    from warehouse.integrity import check
+    from warehouse.landing import LandedRun
+    from warehouse.normalize import normalize
+
+    sources = all_sources()
+    seen = set()
+    for source_id, recorded_at, documents in _recorded_documents():
+        source = sources[source_id]
+        offers = source.parse(documents)
+        assert offers, source_id
+        for offer in offers:
+            # dbt resolves gpu_id again from (raw_gpu_name, provider): the parser must store the name it resolved
+            assert resolve_gpu_id(offer.raw_gpu_name, offer.provider) == offer.gpu_id, (source_id, offer.raw_gpu_name)
+        run = LandedRun(source_id, "r", recorded_at, "synthetic", FIXTURES, documents, ["d"] * len(documents))
+        frame, duplicates = normalize(offers, run, source.parser_version)
+        result = check(frame, source.expectations)
+        assert duplicates == 0 and result.passed, (source_id, result.result_reasons)
+        seen.add(source_id)
+    assert len({sources[s].provider for s in seen}) >= 12
+
+
+def test_at_least_twelve_providers_and_every_pricing_type_covered():
+    from scrapers.registry import all_sources
+
+    sources = [s for s in all_sources().values() if s.channel == "cloud"]
+    assert len({s.provider for s in sources}) >= 12
+    covered = {pricing_type for s in sources for pricing_type in s.pricing_types}
+    assert {"on_demand", "spot", "reserved_1y", "reserved_3y"} <= covered

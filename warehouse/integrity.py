@@ -34,7 +34,7 @@ DEFAULT_BANDS: dict[str, tuple[Decimal, Decimal]] = {
     "a100-sxm4-40gb": (D("0.15"), D("15")),
     "a100-pcie-80gb": (D("0.15"), D("15")),
 }
-FALLBACK_BAND = (D("0.01"), D("40"))
+FALLBACK_BAND = (D("0.02"), D("40"))  # a $0.01/GPU-hour figure is a unit error, not a market price
 OUTLIER_FACTOR = 4
 OUTLIER_MIN_GROUP = 5
 
