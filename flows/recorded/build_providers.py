@@ -13,15 +13,12 @@ import json
 from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import unquote
+
+from flows.recorded.build_bundle import _logical
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent.parent / "tests" / "fixtures"
 REPLAY_START = "2026-04-02T00:00:00+00:00"  # fixture-based recordings are served from the first replay day on
-
-
-def _logical(url: str) -> str:
-    return unquote(url.split("://", 1)[1])
 
 
 def _write(relative: str, payload: object) -> str:
