@@ -104,6 +104,10 @@ class Source:
             raise MissingCredentials(f"{self.id}: skipped, set {self.api_key_env} to enable this source")
         return key
 
+    def bearer_headers(self) -> dict[str, str]:
+        """`Authorization: Bearer <key>` from the source's key variable (MissingCredentials when it is unset)."""
+        return {"Authorization": f"Bearer {self.require_key()}"}
+
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         raise NotImplementedError
 

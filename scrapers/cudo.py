@@ -20,7 +20,7 @@ from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient
-from scrapers.parsing import as_list, field, load_json, money
+from scrapers.parsing import field, list_field, load_json, money
 
 API_URL = "https://rest.compute.cudo.org/v1/vms/machine-types"
 
@@ -48,7 +48,7 @@ class CudoCompute(Source):
         offers = []
         for index, document in enumerate(documents):
             payload = load_json(document, self.id)
-            for entry in as_list(field(payload, "machineTypes", self.id), "machineTypes", self.id):
+            for entry in list_field(payload, "machineTypes", self.id):
                 offers.extend(self._offers(entry, index))
         return offers
 

@@ -22,7 +22,7 @@ from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient
-from scrapers.parsing import as_list, field, load_json, money
+from scrapers.parsing import field, list_field, load_json, money
 
 SERVICE_URL = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?currencyCode=USD&pageSize=5000"
 MAX_PAGES = 50
@@ -50,7 +50,7 @@ MACHINES = {
 
 
 def _sku_price(sku: dict, source_id: str) -> tuple[Decimal | None, str | None, str | None]:
-    info = as_list(field(sku, "pricingInfo", source_id, sku.get("skuId", "")), "pricingInfo", source_id)
+    info = list_field(sku, "pricingInfo", source_id, sku.get("skuId", ""))
     if not info:
         return None, None, None
     expression = field(info[0], "pricingExpression", source_id, sku.get("skuId", ""))
@@ -94,7 +94,7 @@ class GoogleCloud(Source):
         family_rates: dict[tuple, Decimal] = {}
         gpu_rates: dict[tuple, tuple[Decimal, int]] = {}
         for index, document in enumerate(documents):
-            for sku in as_list(field(load_json(document, self.id), "skus", self.id), "skus", self.id):
+            for sku in list_field(load_json(document, self.id), "skus", self.id):
                 offers.extend(self._sku_offers(sku, index, family_rates, gpu_rates))
         offers.extend(self._machine_offers(family_rates, gpu_rates))
         return offers

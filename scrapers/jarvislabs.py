@@ -14,7 +14,7 @@ from fractions import Fraction
 from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.gpu_names import resolve_first
 from scrapers.http import HttpClient
-from scrapers.parsing import as_list, field, load_json, money
+from scrapers.parsing import field, list_field, load_json, money
 
 API_URL = "https://backendn.jarvislabs.net/misc/server_meta"
 
@@ -30,14 +30,13 @@ class Jarvislabs(Source):
     expectations = Expectations(frozenset({"l4-24gb"}), min_offers=2)
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        key = self.require_key()
-        return [await client.get(API_URL, allowed_hosts=self.hosts, headers={"Authorization": f"Bearer {key}"})]
+        return [await client.get(API_URL, allowed_hosts=self.hosts, headers=self.bearer_headers())]
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers = []
         for index, document in enumerate(documents):
             payload = load_json(document, self.id)
-            for entry in as_list(field(payload, "server_meta", self.id), "server_meta", self.id):
+            for entry in list_field(payload, "server_meta", self.id):
                 offers.extend(self._offers(entry, index))
         return offers
 

@@ -40,8 +40,7 @@ class LambdaCloud(Source):
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "a100-sxm4-40gb"}), min_offers=5)
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        key = self.require_key()
-        return [await client.get(API_URL, allowed_hosts=self.hosts, headers={"Authorization": f"Bearer {key}"})]
+        return [await client.get(API_URL, allowed_hosts=self.hosts, headers=self.bearer_headers())]
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers = []

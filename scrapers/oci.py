@@ -18,7 +18,7 @@ from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient
-from scrapers.parsing import as_list, field, load_json, money
+from scrapers.parsing import field, list_field, load_json, money
 
 API_URL = "https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/?currencyCode=USD"
 # shape -> (GPU part number, GPU name, GPUs in the shape). Part numbers from opencost's shape map; GPU models from
@@ -55,7 +55,7 @@ class OracleCloud(Source):
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers = []
         for index, document in enumerate(documents):
-            items = as_list(field(load_json(document, self.id), "items", self.id), "items", self.id)
+            items = list_field(load_json(document, self.id), "items", self.id)
             gpu_parts = {}
             for item in items:
                 if item.get("metricName") == "GPU Per Hour":

@@ -46,3 +46,8 @@ def as_list(value: object, what: str, source_id: str) -> list:
     if not isinstance(value, list):
         raise ParseError(f"{source_id}: {what} is {type(value).__name__}, expected a list")
     return value
+
+
+def list_field(mapping: dict, key: str, source_id: str, where: str = "") -> list:
+    """mapping[key] that must be a list: the envelope of most JSON catalogs (`{offers: [...]}`)."""
+    return as_list(field(mapping, key, source_id, where), key, source_id)

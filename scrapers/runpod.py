@@ -18,7 +18,7 @@ from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient
-from scrapers.parsing import as_list, field, load_json, money
+from scrapers.parsing import field, list_field, load_json, money
 
 API_URL = "https://api.runpod.io/graphql"
 QUERY = """query GpuTypes {
@@ -51,12 +51,8 @@ class RunPod(Source):
     expectations = Expectations(frozenset({"a100-pcie-80gb"}), min_offers=2)
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        key = self.require_key()
-        return [
-            await client.post(
-                API_URL, allowed_hosts=self.hosts, json={"query": QUERY}, headers={"Authorization": f"Bearer {key}"}
-            )
-        ]
+        headers = self.bearer_headers()
+        return [await client.post(API_URL, allowed_hosts=self.hosts, json={"query": QUERY}, headers=headers)]
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers = []
@@ -65,7 +61,7 @@ class RunPod(Source):
             if isinstance(payload, dict) and payload.get("errors"):
                 raise ParseError(f"{self.id}: GraphQL errors: {str(payload['errors'])[:300]}")
             data = field(payload, "data", self.id)
-            for gpu in as_list(field(data, "gpuTypes", self.id), "gpuTypes", self.id):
+            for gpu in list_field(data, "gpuTypes", self.id):
                 offers.extend(self._offers(gpu, index))
         return offers
 

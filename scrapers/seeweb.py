@@ -15,7 +15,7 @@ from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient
-from scrapers.parsing import as_list, field, load_json, money
+from scrapers.parsing import field, list_field, load_json, money
 
 API_URL = "https://api.seeweb.it/ecs/v2/plans"
 
@@ -40,7 +40,7 @@ class Seeweb(Source):
             payload = load_json(document, self.id)
             if isinstance(payload, dict) and payload.get("status") not in (None, "ok"):
                 raise ParseError(f"{self.id}: status {payload.get('status')!r}")
-            for plan in as_list(field(payload, "plans", self.id), "plans", self.id):
+            for plan in list_field(payload, "plans", self.id):
                 offers.extend(self._offers(plan, index))
         return offers
 

@@ -18,7 +18,7 @@ from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.errors import ParseError
 from scrapers.gpu_names import memory_class_gb, resolve_first
 from scrapers.http import HttpClient
-from scrapers.parsing import as_list, field, load_json, money
+from scrapers.parsing import field, list_field, load_json, money
 
 API_URL = "https://console.vast.ai/api/v0/bundles/"
 # Everything rentable or not, on-demand asks; the API caps results, so ask for its maximum.
@@ -42,7 +42,7 @@ class VastMarketplace(Source):
         offers = []
         for index, document in enumerate(documents):
             payload = load_json(document, self.id)
-            for offer in as_list(field(payload, "offers", self.id), "offers", self.id):
+            for offer in list_field(payload, "offers", self.id):
                 offers.extend(self._offers(offer, index))
         return offers
 
