@@ -129,7 +129,7 @@ def cmd_bench(args) -> int:
 
 
 def cmd_build(args) -> int:
-    stages.build(args.select)
+    stages.build(args.select, args.vars)
     print("dbt build done")
     return 0
 
@@ -182,6 +182,45 @@ def cmd_serve(args) -> int:
     from flows.daily import daily
 
     daily.serve(name="gpuprices-daily", cron=args.cron, parameters={"build": True, "export": True})
+    return 0
+
+
+def cmd_estimate(args) -> int:
+    from flows.estimate import EstimateError, EstimateRequest, ModelShape, estimate, format_rows, parse_count
+
+    try:
+        if args.model:
+            if args.params or args.active_params:
+                raise EstimateError("--model takes its parameters from the reference table; drop --params")
+            from flows.estimate import _connect, reference_model
+
+            with _connect() as connection:
+                model = reference_model(connection, args.model)
+            if args.tokens:
+                model.tokens = parse_count(args.tokens, "--tokens")
+        elif args.params:
+            total = parse_count(args.params, "--params")
+            model = ModelShape(
+                name=f"{args.params} parameters", total_params=total,
+                active_params=parse_count(args.active_params, "--active-params") if args.active_params else total,
+                tokens=parse_count(args.tokens, "--tokens") if args.tokens else None,
+                layers=args.layers, d_model=args.d_model, kv_values_per_token_per_layer=args.kv_values,
+            )
+        else:
+            raise EstimateError("give --model NAME (a reference model) or --params N --tokens D")
+        rows = estimate(EstimateRequest(
+            model=model, gpu=args.gpu, mfu=args.mfu, precision=args.precision, recompute=args.recompute,
+            cluster_gpus=args.gpus, inference=args.inference, context_tokens=args.context, batch_size=args.batch,
+        ))
+    except (EstimateError, FileNotFoundError) as error:
+        print(f"gpuprices estimate: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(rows[0] if args.gpu else rows, default=_json_default, ensure_ascii=False, indent=2))
+    else:
+        view = "serving" if args.inference else "training"
+        print(f"{model.name}: {view} estimate, {args.precision}" + (f", {len(rows)} GPUs ranked" if not args.gpu else ""))
+        print(format_rows(rows, args.inference))
     return 0
 
 
@@ -248,7 +287,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="dbt build (seeds, models, data tests, unit tests)")
     build.add_argument("--select", help="a dbt selector")
+    build.add_argument("--vars", help="override estimate assumptions, YAML: '{mfu: 0.35, pue: 1.2}'")
     build.set_defaults(func=cmd_build)
+
+    est = commands.add_parser(
+        "estimate", help="training (or --inference serving) cost of a model, on one GPU or ranked across all GPUs")
+    est.add_argument("--model", help="a reference model id or name (see reference.reference_models)")
+    est.add_argument("--params", help="total parameters, e.g. 70B or 7e9")
+    est.add_argument("--active-params", help="active parameters per token for a mixture of experts, e.g. 37B")
+    est.add_argument("--tokens", help="training tokens, e.g. 2T")
+    est.add_argument("--gpu", help="a canonical GPU id or any alias ('H100-80GB', 'A100 80GB'); default: rank all")
+    est.add_argument("--mfu", type=float, help="model FLOPs utilization (default: marts.estimate_assumptions)")
+    est.add_argument("--precision", default="bf16", choices=["bf16", "fp8", "int4"],
+                     help="tensor precision (int4 = weight-only, serving only)")
+    est.add_argument("--recompute", action="store_true", help="full activation recomputation (8*N*D)")
+    est.add_argument("--gpus", type=int, help="cluster size for wall-clock days (default: the assumption, or min GPUs)")
+    est.add_argument("--layers", type=int, help="layers, for activation memory / KV cache (with --params)")
+    est.add_argument("--d-model", type=int, help="hidden size, for activation memory (with --params)")
+    est.add_argument("--kv-values", type=int, help="KV cache values per token per layer (with --params --inference)")
+    est.add_argument("--inference", action="store_true", help="the serving view: GPUs, tokens/s, $ per M tokens")
+    est.add_argument("--context", type=int, help="serving: tokens per sequence (default: the assumption)")
+    est.add_argument("--batch", type=int, help="serving: concurrent sequences (default: the assumption)")
+    est.add_argument("--json", action="store_true", help="an object (a list when ranked), full precision")
+    est.set_defaults(func=cmd_estimate)
 
     commands.add_parser("export", help="export the marts to Parquet partitioned by date").set_defaults(func=cmd_export)
 

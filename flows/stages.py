@@ -24,7 +24,10 @@ from warehouse.normalize import normalize
 from warehouse.paths import PROJECT_ROOT, data_home, database_path, export_root
 
 MODELS_DIR = PROJECT_ROOT / "models"
-EXPORTED_MARTS = ("gpu_prices_daily",)
+EXPORTED_MARTS = (
+    "gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily", "training_cost_daily",
+    "inference_cost_daily", "rent_vs_buy", "buy_signals",
+)
 
 
 def utc_now() -> datetime:
@@ -128,8 +131,9 @@ def ingest_landed_runs(
 
 
 # -- build (dbt) ---------------------------------------------------------------------------------------------------
-def build(select: str | None = None) -> None:
-    """dbt build: seeds, staging, intermediate, marts, and every data test."""
+def build(select: str | None = None, dbt_vars: str | None = None) -> None:
+    """dbt build: seeds, staging, intermediate, marts, and every data test. dbt_vars (YAML, e.g. '{mfu: 0.35}')
+    overrides estimate assumptions for this build."""
     from dbt.cli.main import dbtRunner
 
     os.environ["GPUPRICES_DB"] = str(database_path())
@@ -140,6 +144,8 @@ def build(select: str | None = None) -> None:
     ]
     if select:
         args += ["--select", select]
+    if dbt_vars:
+        args += ["--vars", dbt_vars]
     progress("dbt build (seeds, models, tests)...")
     result = dbtRunner().invoke(args)
     if not result.success:

@@ -44,7 +44,7 @@ def warehouse(tmp_path_factory) -> Path:
 
 
 def test_mart_has_real_prices_per_gpu_hour_from_both_sources(warehouse):
-    result = gpuprices(warehouse, "sql", "--json", "select * from marts.gpu_prices_daily")
+    result = gpuprices(warehouse, "sql", "--json", "select * from marts.gpu_prices_by_source_daily")
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     sources = {r["source"] for r in rows}
     assert {"azure", "skypilot-azure", "skypilot-gcp", "skypilot-lambda", "skypilot-vast"} <= sources

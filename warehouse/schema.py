@@ -41,7 +41,7 @@ RAW_TABLES = {
         raw_gpu_name           VARCHAR NOT NULL,
         gpu_id                 VARCHAR,           -- NULL when no alias matched (see gpuprices status)
         gpu_count              DECIMAL(12, 6),
-        pricing_type           VARCHAR NOT NULL,  -- on_demand | spot | reserved_1y | reserved_3y | selling
+        pricing_type           VARCHAR NOT NULL,  -- on_demand | spot | reserved_1y | reserved_3y | purchase (retail)
         term_months            SMALLINT,
         price                  DECIMAL(24, 10) NOT NULL,  -- exactly as given
         currency               VARCHAR NOT NULL,          -- ISO 4217, as given

@@ -1,29 +1,26 @@
 {{ config(schema='marts', materialized='table') }}
--- What a GPU-hour cost each day: per day x GPU x channel x provider x source x pricing type x host-VM basis,
--- the cheapest and median USD per GPU-hour over that day's snapshot of the source.
-with daily_offers as (
-    select *
-    from {{ ref('int_offers__daily') }}
-    where gpu_id is not null
-      and price_per_gpu_hour_usd is not null
+-- The market price of a GPU each day, per channel and pricing type: cheapest, 25th percentile and median over
+-- the offers of that day (one source per provider; see int_offers__market_daily), in USD per GPU-hour for
+-- rentals and USD per card for retail.
+with market_offers as (
+    select * from {{ ref('int_offers__market_daily') }}
 ),
 
 aggregated as (
     select
         observed_date as price_date,
         gpu_id,
-        channel,
-        provider,
-        source,
+        market_channel as channel,
         pricing_type,
-        includes_host_vm,
-        min(price_per_gpu_hour_usd) as min_price_per_gpu_hour_usd,
-        cast(median(price_per_gpu_hour_usd) as decimal(18, 6)) as median_price_per_gpu_hour_usd,
+        price_per,
+        cast(min(unit_price_usd) as decimal(18, 6)) as min_price_usd,
+        cast(quantile_cont(unit_price_usd, 0.25) as decimal(18, 6)) as p25_price_usd,
+        cast(median(unit_price_usd) as decimal(18, 6)) as median_price_usd,
         count(*) as offer_count,
-        count(distinct region) as region_count,
-        bool_or(is_synthetic) as is_synthetic,
-        max(observed_at) as observed_at
-    from daily_offers
+        count(distinct provider) as provider_count,
+        string_agg(distinct source, ',' order by source) as sources,
+        bool_or(is_synthetic) as is_synthetic
+    from market_offers
     group by all
 )
 

@@ -1,0 +1,31 @@
+{{ config(schema='intermediate', materialized='table') }}
+-- What renting a GPU-hour cost each day across every rental channel (cloud and marketplace together), per
+-- pricing type, pivoted so the estimates join one row per GPU and day.
+with rental_offers as (
+    select * from {{ ref('int_offers__market_daily') }}
+    where price_per = 'gpu_hour'
+),
+
+by_pricing_type as (
+    select
+        observed_date as price_date,
+        gpu_id,
+        pricing_type,
+        min(unit_price_usd) as cheapest_usd,
+        median(unit_price_usd) as median_usd,
+        bool_or(is_synthetic) as is_synthetic
+    from rental_offers
+    where pricing_type in ('on_demand', 'spot')
+    group by all
+)
+
+select
+    price_date,
+    gpu_id,
+    cast(max(cheapest_usd) filter (where pricing_type = 'on_demand') as decimal(18, 6)) as on_demand_cheapest_usd_per_gpu_hour,
+    cast(max(median_usd) filter (where pricing_type = 'on_demand') as decimal(18, 6)) as on_demand_median_usd_per_gpu_hour,
+    cast(max(cheapest_usd) filter (where pricing_type = 'spot') as decimal(18, 6)) as spot_cheapest_usd_per_gpu_hour,
+    cast(max(median_usd) filter (where pricing_type = 'spot') as decimal(18, 6)) as spot_median_usd_per_gpu_hour,
+    bool_or(is_synthetic) as is_synthetic
+from by_pricing_type
+group by all

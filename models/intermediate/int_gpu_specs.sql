@@ -1,0 +1,28 @@
+{{ config(schema='intermediate', materialized='table') }}
+-- Researched specs with the figures the estimates need, named by unit. Only dense tensor figures.
+with specs as (
+    select * from {{ ref('gpu_specs') }}
+)
+
+select
+    gpu_id,
+    name,
+    vendor,
+    cast(memory_gb as double) as memory_gib,
+    cast(memory_bandwidth_gbps as double) as memory_bandwidth_gbps,
+    cast(fp32_tflops as double) as fp32_tflops,
+    cast(fp16_bf16_tensor_dense_tflops as double) as bf16_dense_tflops,
+    cast(fp8_dense_tflops as double) as fp8_dense_tflops,
+    cast(tdp_w as double) as tdp_w,
+    cast(launch_price_usd as decimal(18, 2)) as launch_price_usd,
+    interconnect,
+    -- A scale-up fabric between all GPUs of a node: NVLink/NVSwitch, AMD Infinity Fabric, TPU ICI, Gaudi's on-die
+    -- RoCE. A 2-way NVLink bridge joins pairs only, so beyond two GPUs traffic goes over PCIe.
+    (
+        (interconnect ilike 'NVLink%' and interconnect not ilike '%bridge%')
+        or interconnect ilike 'Infinity Fabric%'
+        or interconnect ilike 'ICI%'
+        or interconnect ilike '%RoCE on-die%'
+    ) as has_fast_interconnect,
+    sources as spec_sources
+from specs

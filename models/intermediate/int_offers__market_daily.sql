@@ -1,0 +1,51 @@
+{{ config(schema='intermediate', materialized='table') }}
+-- The offers the market figures are computed from, one USD price per unit each:
+--   * one source per provider and day, so a provider seen by two sources (its own API and a catalog that copies
+--     it) counts once: a real capture beats a reconstructed or synthetic one, the provider's own API beats a catalog;
+--   * rentals only when the price is complete (GPU-only SKUs that need a VM on top are left out), per GPU-hour;
+--   * retail cards in stock, per card, with the channel split by condition (new vs used/refurbished/open box).
+with daily_offers as (
+    select * from {{ ref('int_offers__daily') }}
+    where gpu_id is not null
+),
+
+source_days as (
+    select observed_date, provider, source, bool_or(is_synthetic) as is_synthetic
+    from daily_offers
+    group by all
+),
+
+preferred_sources as (
+    select observed_date, provider, source
+    from source_days
+    qualify row_number() over (
+        partition by observed_date, provider
+        order by is_synthetic, source like 'skypilot-%', source
+    ) = 1
+),
+
+priced as (
+    select
+        daily_offers.*,
+        case
+            when daily_offers.channel <> 'retail' then daily_offers.channel
+            when daily_offers.condition = 'new' then 'retail_new'
+            when daily_offers.condition in ('used', 'refurbished', 'open_box') then 'retail_used'
+        end as market_channel,
+        case when daily_offers.price_unit = 'card' then 'card' else 'gpu_hour' end as price_per,
+        case
+            when daily_offers.price_unit = 'card' then daily_offers.price_usd / daily_offers.gpu_count
+            else daily_offers.price_per_gpu_hour_usd
+        end as unit_price_usd
+    from daily_offers
+    inner join preferred_sources using (observed_date, provider, source)
+)
+
+select *
+from priced
+where market_channel is not null
+  and unit_price_usd is not null
+  and (
+      (price_per = 'gpu_hour' and includes_host_vm)
+      or (price_per = 'card' and coalesce(in_stock, true))
+  )

@@ -1,0 +1,106 @@
+{{ config(schema='marts', materialized='table') }}
+-- Is today a good day to buy or rent? Per day x GPU x channel x pricing type, the day's cheapest price against
+-- its own history: trailing 30/90/365-day min and median, percentile among every day seen so far, the lowest price
+-- ever and when, a good-deal flag, drops, and the trend of log price with the prices it points to.
+with prices as (
+    select
+        price_date,
+        gpu_id,
+        channel,
+        pricing_type,
+        price_per,
+        min_price_usd as price_usd,
+        date_diff('day', date '1970-01-01', price_date) as day_number,
+        is_synthetic
+    from {{ ref('gpu_prices_daily') }}
+),
+
+windowed as (
+    select
+        *,
+        min(price_usd) over trailing_30d as trailing_30d_min_usd,
+        median(price_usd) over trailing_30d as trailing_30d_median_usd,
+        min(price_usd) over trailing_90d as trailing_90d_min_usd,
+        median(price_usd) over trailing_90d as trailing_90d_median_usd,
+        min(price_usd) over trailing_365d as trailing_365d_min_usd,
+        median(price_usd) over trailing_365d as trailing_365d_median_usd,
+        median(price_usd) over previous_7d as previous_7d_median_usd,
+        lag(price_usd) over by_day as previous_price_usd,
+        min(price_usd) over ever as lowest_ever_usd,
+        arg_min(price_date, price_usd) over ever as lowest_ever_date,
+        min(price_date) over ever as first_seen_date,
+        count(*) over ever as days_observed,
+        count(*) over trailing_90d as trend_points,
+        regr_slope(ln(price_usd), day_number) over trailing_90d as log_price_slope_per_day,
+        regr_intercept(ln(price_usd), day_number) over trailing_90d as log_price_intercept,
+        regr_slope(ln(price_usd), day_number) over trailing_365d as log_price_slope_per_day_365d
+    from prices
+    -- each window spelled out in full: DuckDB does not carry a partition through a named base window
+    window
+        by_day as (partition by gpu_id, channel, pricing_type, price_per order by price_date),
+        ever as (partition by gpu_id, channel, pricing_type, price_per order by price_date rows between unbounded preceding and current row),
+        previous_7d as (partition by gpu_id, channel, pricing_type, price_per order by price_date range between interval 7 days preceding and interval 1 day preceding),
+        trailing_30d as (partition by gpu_id, channel, pricing_type, price_per order by price_date range between interval 29 days preceding and current row),
+        trailing_90d as (partition by gpu_id, channel, pricing_type, price_per order by price_date range between interval 89 days preceding and current row),
+        trailing_365d as (partition by gpu_id, channel, pricing_type, price_per order by price_date range between interval 364 days preceding and current row)
+),
+
+-- Share of the days seen so far (this one included) that were cheaper than today: 0 = the cheapest day yet.
+percentiles as (
+    select
+        today.price_date, today.gpu_id, today.channel, today.pricing_type, today.price_per,
+        count(*) filter (where earlier.price_usd < today.price_usd) / nullif(count(*) - 1, 0) as history_percentile
+    from prices as today
+    inner join prices as earlier
+        on earlier.gpu_id = today.gpu_id
+        and earlier.channel = today.channel
+        and earlier.pricing_type = today.pricing_type
+        and earlier.price_per = today.price_per
+        and earlier.price_date <= today.price_date
+    group by all
+)
+
+select
+    windowed.price_date,
+    windowed.gpu_id,
+    windowed.channel,
+    windowed.pricing_type,
+    windowed.price_per,
+    windowed.price_usd,
+    windowed.trailing_30d_min_usd,
+    windowed.trailing_30d_median_usd,
+    windowed.trailing_90d_min_usd,
+    windowed.trailing_90d_median_usd,
+    windowed.trailing_365d_min_usd,
+    windowed.trailing_365d_median_usd,
+    percentiles.history_percentile,
+    windowed.lowest_ever_usd,
+    windowed.lowest_ever_date,
+    windowed.first_seen_date,
+    windowed.days_observed,
+    date_diff('day', windowed.first_seen_date, windowed.price_date) as days_tracked,
+    -- within 5% of the lowest price ever seen, once the series has at least 5 weeks of history
+    windowed.price_usd <= windowed.lowest_ever_usd * 1.05
+        and date_diff('day', windowed.first_seen_date, windowed.price_date) >= 35 as is_good_deal,
+    windowed.price_usd / windowed.previous_price_usd - 1 as change_vs_previous_day,
+    windowed.price_usd / windowed.previous_7d_median_usd - 1 as change_vs_previous_7d_median,
+    coalesce(windowed.price_usd <= windowed.previous_7d_median_usd * 0.90, false) as is_drop_10pct,
+    windowed.trend_points,
+    windowed.log_price_slope_per_day,
+    case when windowed.trend_points >= 2
+        then cast(exp(windowed.log_price_intercept + windowed.log_price_slope_per_day * (windowed.day_number + 30))
+                  as decimal(18, 6))
+    end as expected_price_in_30d_usd,
+    case when windowed.trend_points >= 2
+        then cast(exp(windowed.log_price_intercept + windowed.log_price_slope_per_day * (windowed.day_number + 90))
+                  as decimal(18, 6))
+    end as expected_price_in_90d_usd,
+    -- dollars per TFLOPS of one GPU move with its price (its TFLOPS are fixed), so they halve when the price does;
+    -- a slope over less than 90 days says nothing about years
+    case when date_diff('day', windowed.first_seen_date, windowed.price_date) >= 90
+        then round(formulas.halving_years(windowed.log_price_slope_per_day_365d), 3)
+    end as usd_per_tflops_halving_years,
+    {{ var('epoch_ai_halving_years') }} as epoch_ai_halving_years,
+    windowed.is_synthetic
+from windowed
+inner join percentiles using (price_date, gpu_id, channel, pricing_type, price_per)

@@ -1,0 +1,98 @@
+{{ config(schema='marts', materialized='table') }}
+-- What pre-training each reference model would cost on each GPU, day by day: FLOPs (6*N*D, or 8*N*D with full
+-- recomputation), GPU-hours at the default MFU, the smallest GPU count whose memory holds the training state,
+-- wall-clock days on the configured cluster, and cost at that day's rental prices and as owned cards.
+-- Formulas: formulas.* macros (models/macros/create_formulas.sql), shared with `gpuprices estimate`.
+with reference_models as (
+    select * from {{ ref('reference_models') }}
+    where training_tokens_b is not null
+),
+
+gpu_precisions as (
+    select
+        specs.*,
+        precisions.training_precision,
+        case precisions.training_precision
+            when 'bf16' then specs.bf16_dense_tflops
+            when 'fp8' then specs.fp8_dense_tflops
+        end as dense_peak_tflops
+    from {{ ref('int_gpu_specs') }} as specs
+    cross join (values ('bf16'), ('fp8')) as precisions(training_precision)
+),
+
+gpu_days as (
+    select
+        coalesce(rental.price_date, purchase.price_date) as price_date,
+        coalesce(rental.gpu_id, purchase.gpu_id) as gpu_id,
+        rental.on_demand_cheapest_usd_per_gpu_hour,
+        rental.on_demand_median_usd_per_gpu_hour,
+        rental.spot_cheapest_usd_per_gpu_hour,
+        rental.spot_median_usd_per_gpu_hour,
+        purchase.purchase_price_usd,
+        purchase.purchase_price_basis,
+        coalesce(rental.is_synthetic, false) or coalesce(purchase.is_synthetic, false) as is_synthetic
+    from {{ ref('int_gpu_prices__rental_daily') }} as rental
+    full outer join {{ ref('int_gpu_purchase_prices_daily') }} as purchase
+        using (price_date, gpu_id)
+),
+
+sized as (
+    select
+        gpu_days.*,
+        reference_models.model_id,
+        gpu_precisions.training_precision,
+        gpu_precisions.dense_peak_tflops,
+        gpu_precisions.has_fast_interconnect,
+        gpu_precisions.tdp_w,
+        {{ var('training_full_recomputation') }} as full_recomputation,
+        formulas.training_flops(
+            reference_models.active_params_b * 1e9, reference_models.training_tokens_b * 1e9,
+            {{ var('training_full_recomputation') }}) as flops,
+        formulas.min_training_gpus(
+            reference_models.total_params_b * 1e9, reference_models.layers, reference_models.d_model,
+            {{ var('training_full_recomputation') }}, gpu_precisions.memory_gib) as min_gpus
+    from gpu_days
+    inner join gpu_precisions using (gpu_id)
+    cross join reference_models
+    where gpu_precisions.dense_peak_tflops is not null
+),
+
+clustered as (
+    select
+        *,
+        greatest(min_gpus, {{ var('training_cluster_gpus') }}) as cluster_gpus
+    from sized
+    where min_gpus is not null
+),
+
+timed as (
+    select
+        *,
+        formulas.default_mfu(has_fast_interconnect, cluster_gpus) as mfu,
+        formulas.gpu_hours(flops, dense_peak_tflops, formulas.default_mfu(has_fast_interconnect, cluster_gpus)) as gpu_hours
+    from clustered
+)
+
+select
+    price_date,
+    model_id,
+    gpu_id,
+    training_precision,
+    full_recomputation,
+    flops,
+    dense_peak_tflops,
+    mfu,
+    gpu_hours,
+    min_gpus,
+    cluster_gpus,
+    formulas.wall_clock_days(gpu_hours, cluster_gpus) as wall_clock_days,
+    cast(gpu_hours * on_demand_cheapest_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_on_demand_cheapest,
+    cast(gpu_hours * on_demand_median_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_on_demand_median,
+    cast(gpu_hours * spot_cheapest_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_spot_cheapest,
+    cast(gpu_hours * spot_median_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_spot_median,
+    formulas.owned_usd_per_gpu_hour(purchase_price_usd, tdp_w) as owned_usd_per_gpu_hour,
+    cast(gpu_hours * formulas.owned_usd_per_gpu_hour(purchase_price_usd, tdp_w) as decimal(24, 2)) as cost_usd_owned,
+    purchase_price_usd,
+    purchase_price_basis,
+    is_synthetic
+from timed
