@@ -105,3 +105,99 @@ def test_readme_schema_and_source_table_match_the_real_warehouse(warehouse):
     embedded_sources = re.search(r"<!-- sources:start -->\n(.*?)\n<!-- sources:end -->", readme, re.S)
     assert embedded_schema and embedded_schema.group(1).strip() == schema, "README schema drifted: paste `gpuprices schema`"
     assert embedded_sources and embedded_sources.group(1).strip() == sources, "README sources drifted: paste `gpuprices sources`"
+
+
+# -- analytics marts and the estimator, on the same warehouse ----------------------------------------------------------
+def sql_rows(home: Path, query: str) -> list[dict]:
+    return [json.loads(line) for line in gpuprices(home, "sql", "--json", query).stdout.splitlines()]
+
+
+def estimate_json(home: Path, *args: str):
+    return json.loads(gpuprices(home, "estimate", *args, "--json").stdout)
+
+
+def test_every_analytics_mart_is_built_and_exported_by_date(warehouse):
+    counts = row_counts(warehouse)
+    for mart in ("gpu_prices_daily", "price_performance_daily", "training_cost_daily", "inference_cost_daily",
+                 "rent_vs_buy", "buy_signals"):
+        assert counts[f"marts.{mart}"] > 0, mart
+        partitions = sorted(p.name for p in (warehouse / "export" / mart).iterdir())
+        assert partitions[-1] == "price_date=2026-05-01", mart
+
+
+def test_a_provider_seen_by_two_sources_counts_once(warehouse):
+    # skypilot-lambda (real catalog) and lambda (rebuilt from it, synthetic) both list Lambda: the market mart keeps one
+    rows = sql_rows(warehouse, "select sources, provider_count from marts.gpu_prices_daily "
+                               "where sources like '%lambda%'")
+    assert rows and all("skypilot-lambda" in r["sources"] and ",lambda" not in r["sources"]
+                        and not r["sources"].startswith("lambda") for r in rows)
+
+
+def test_price_performance_uses_dense_never_sparse_figures(warehouse):
+    rows = sql_rows(warehouse, """
+        select p.bf16_dense_tflops_per_usd * p.min_price_usd as tflops, s.fp16_bf16_tensor_dense_tflops as dense,
+               s.fp16_bf16_tensor_sparse_tflops as sparse
+        from marts.price_performance_daily p join reference.gpu_specs s using (gpu_id)
+        where s.fp16_bf16_tensor_sparse_tflops is not null""")
+    assert rows
+    for row in rows:
+        assert abs(float(row["tflops"]) - float(row["dense"])) < 1e-6 * float(row["dense"])
+        assert float(row["tflops"]) < float(row["sparse"])
+
+
+def test_estimate_for_a_reference_model_matches_the_training_cost_mart(warehouse):
+    result = estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "A100 80GB")
+    mart = sql_rows(warehouse, "select * from marts.training_cost_daily where model_id = 'llama-2-7b' "
+                               "and gpu_id = 'a100-sxm4-80gb' and training_precision = 'bf16' "
+                               "and price_date = '2026-05-01'")[0]
+    assert result["gpu_id"] == "a100-sxm4-80gb"
+    assert result["gpu_hours"] == pytest.approx(float(mart["gpu_hours"]), rel=1e-12)
+    assert result["min_gpus"] == mart["min_gpus"] and result["cluster_gpus"] == mart["cluster_gpus"]
+    assert result["cost_usd_cheapest"] == pytest.approx(float(mart["cost_usd_on_demand_cheapest"]), abs=0.01)
+    assert result["wall_clock_days"] == pytest.approx(float(mart["wall_clock_days"]), rel=1e-12)
+
+
+def test_the_a100_rule_of_thumb_falls_out_at_40_percent_mfu(warehouse):
+    # "A100 count = tokens(B) x epochs x params(B) x 13.3 / hours": 7B params, 2T tokens, one epoch, in 30 days
+    result = estimate_json(warehouse, "--params", "7B", "--tokens", "2000B", "--gpu", "a100-sxm4-80gb", "--mfu", "0.4")
+    hours = 30 * 24
+    rule_of_thumb_gpus = 2000 * 1 * 7 * 13.3 / hours
+    assert result["flops"] == pytest.approx(6 * 7e9 * 2e12)
+    assert result["gpu_hours"] / hours == pytest.approx(rule_of_thumb_gpus, rel=0.005)
+
+
+def test_estimate_ranks_every_priced_gpu_cheapest_first(warehouse):
+    rows = estimate_json(warehouse, "--model", "llama-3.1-70b")
+    assert isinstance(rows, list) and len(rows) > 10
+    for key in ("gpu_id", "flops", "gpu_hours", "min_gpus", "wall_clock_days", "cost_usd_cheapest", "cost_usd_median"):
+        assert key in rows[0]
+    costs = [r["cost_usd_cheapest"] for r in rows]
+    priced = [c for c in costs if c is not None]
+    assert priced == sorted(priced) and costs[: len(priced)] == priced  # unpriced GPUs last
+    # fp8 ranks only GPUs with FP8 tensor cores
+    fp8 = {r["gpu_id"] for r in estimate_json(warehouse, "--model", "llama-3.1-70b", "--precision", "fp8")}
+    assert "h100-sxm5-80gb" in fp8 and "a100-sxm4-80gb" not in fp8
+
+
+def test_estimate_serving_view_matches_the_inference_mart(warehouse):
+    result = estimate_json(warehouse, "--model", "llama-3.1-8b", "--gpu", "H100", "--inference")
+    mart = sql_rows(warehouse, "select * from marts.inference_cost_daily where model_id = 'llama-3.1-8b' "
+                               "and gpu_id = 'h100-sxm5-80gb' and weight_precision = 'fp16' "
+                               "and price_date = '2026-05-01'")[0]
+    assert result["min_gpus"] == mart["gpus"]
+    assert result["output_tokens_per_second"] == pytest.approx(mart["output_tokens_per_second"], rel=1e-12)
+    assert result["usd_per_million_output_tokens_cheapest"] == pytest.approx(
+        mart["usd_per_million_output_tokens_on_demand_cheapest"], rel=1e-12)
+
+
+def test_estimate_text_is_rounded_and_bad_requests_say_why(warehouse):
+    text = gpuprices(warehouse, "estimate", "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb").stdout
+    assert "a100-sxm4-80gb" in text and "186,966" in text and "186965.8" not in text
+    for args, message in (
+        (("--params", "70", "--tokens", "2T"), "did you mean 70B"),
+        (("--model", "llama-2-7b", "--gpu", "Voodoo 5"), "unknown GPU"),
+        (("--model", "mixtral-8x7b"), "pass --tokens"),
+        (("--model", "no-such-model"), "no reference model"),
+    ):
+        result = gpuprices(warehouse, "estimate", *args, check=False)
+        assert result.returncode == 2 and message in result.stderr, (args, result.stderr)

@@ -31,6 +31,7 @@ windowed as (
         min(price_date) over ever as first_seen_date,
         count(*) over ever as days_observed,
         count(*) over trailing_90d as trend_points,
+        day_number - min(day_number) over trailing_90d as trend_span_days,
         regr_slope(ln(price_usd), day_number) over trailing_90d as log_price_slope_per_day,
         regr_intercept(ln(price_usd), day_number) over trailing_90d as log_price_intercept,
         regr_slope(ln(price_usd), day_number) over trailing_365d as log_price_slope_per_day_365d
@@ -87,13 +88,15 @@ select
     coalesce(windowed.price_usd <= windowed.previous_7d_median_usd * 0.90, false) as is_drop_10pct,
     windowed.trend_points,
     windowed.log_price_slope_per_day,
-    case when windowed.trend_points >= 2
-        then cast(exp(windowed.log_price_intercept + windowed.log_price_slope_per_day * (windowed.day_number + 30))
-                  as decimal(18, 6))
+    -- a line through fewer than 5 days, or under two weeks, extrapolates noise (two days apart it can point
+    -- anywhere); try_cast leaves an out-of-range extrapolation NULL instead of failing the build
+    case when windowed.trend_points >= 5 and windowed.trend_span_days >= 14
+        then try_cast(exp(windowed.log_price_intercept + windowed.log_price_slope_per_day * (windowed.day_number + 30))
+                      as decimal(18, 6))
     end as expected_price_in_30d_usd,
-    case when windowed.trend_points >= 2
-        then cast(exp(windowed.log_price_intercept + windowed.log_price_slope_per_day * (windowed.day_number + 90))
-                  as decimal(18, 6))
+    case when windowed.trend_points >= 5 and windowed.trend_span_days >= 14
+        then try_cast(exp(windowed.log_price_intercept + windowed.log_price_slope_per_day * (windowed.day_number + 90))
+                      as decimal(18, 6))
     end as expected_price_in_90d_usd,
     -- dollars per TFLOPS of one GPU move with its price (its TFLOPS are fixed), so they halve when the price does;
     -- a slope over less than 90 days says nothing about years
