@@ -211,6 +211,7 @@ def cmd_estimate(args) -> int:
         rows = estimate(EstimateRequest(
             model=model, gpu=args.gpu, mfu=args.mfu, precision=args.precision, recompute=args.recompute,
             cluster_gpus=args.gpus, inference=args.inference, context_tokens=args.context, batch_size=args.batch,
+            tokens_per_second=args.tokens_per_second,
         ))
     except (EstimateError, FileNotFoundError) as error:
         print(f"gpuprices estimate: {error}", file=sys.stderr)
@@ -308,6 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--inference", action="store_true", help="the serving view: GPUs, tokens/s, $ per M tokens")
     est.add_argument("--context", type=int, help="serving: tokens per sequence (default: the assumption)")
     est.add_argument("--batch", type=int, help="serving: concurrent sequences (default: the assumption)")
+    est.add_argument("--tokens-per-second", type=float,
+                     help="serving: a stated output throughput of the whole deployment (default: roofline estimate)")
     est.add_argument("--json", action="store_true", help="an object (a list when ranked), full precision")
     est.set_defaults(func=cmd_estimate)
 

@@ -57,6 +57,7 @@ class EstimateRequest:
     inference: bool = False
     context_tokens: int | None = None
     batch_size: int | None = None
+    tokens_per_second: float | None = None  # a stated serving throughput instead of the roofline estimate
 
 
 def _connect() -> duckdb.DuckDBPyConnection:
@@ -175,8 +176,9 @@ _INFERENCE = f"""
         SELECT *, formulas.inference_gpus(weight_bytes, kv_cache_bytes, memory_gib) AS gpus FROM sized
     ),
     throughput AS (
-        SELECT *, formulas.decode_tokens_per_second(weight_bytes, kv_cache_bytes, $active_params, $batch_size, gpus,
-                                                    memory_bandwidth_gbps, dense_peak_tflops) AS output_tokens_per_second
+        SELECT *, coalesce($tokens_per_second, formulas.decode_tokens_per_second(
+            weight_bytes, kv_cache_bytes, $active_params, $batch_size, gpus, memory_bandwidth_gbps, dense_peak_tflops
+        )) AS output_tokens_per_second
         FROM served
     )
     SELECT
@@ -213,6 +215,7 @@ def estimate(request: EstimateRequest) -> list[dict]:
                 "kv_values": model.kv_values_per_token_per_layer,
                 "context_tokens": request.context_tokens or int(defaults["inference_context_tokens"]),
                 "batch_size": request.batch_size or int(defaults["inference_batch_size"]),
+                "tokens_per_second": request.tokens_per_second,
             }
         else:
             if model.tokens is None:
