@@ -236,34 +236,48 @@ def estimate(request: EstimateRequest) -> list[dict]:
     return rows
 
 
+def _money(value) -> str:
+    return "-" if value is None else f"${float(value):,.0f}" if float(value) >= 100 else f"${float(value):,.2f}"
+
+
+# (header, width, cell) per view: what a person reads, rounded.
+_TEXT_COLUMNS = {
+    "training": [
+        ("GPU", -20, lambda r: r["gpu_id"]),
+        ("GPU-hours", 12, lambda r: f"{r['gpu_hours']:,.0f}"),
+        ("min GPUs", 8, lambda r: r["min_gpus"]),
+        ("cluster", 7, lambda r: r["cluster_gpus"]),
+        ("days", 8, lambda r: f"{r['wall_clock_days']:,.1f}"),
+        ("MFU", 5, lambda r: f"{r['mfu']:.2f}"),
+        ("cost cheapest", 14, lambda r: _money(r["cost_usd_cheapest"])),
+        ("cost median", 13, lambda r: _money(r["cost_usd_median"])),
+    ],
+    "serving": [
+        ("GPU", -20, lambda r: r["gpu_id"]),
+        ("GPUs", 5, lambda r: r["min_gpus"]),
+        ("tok/s", 8, lambda r: f"{r['output_tokens_per_second']:,.0f}"),
+        ("$/M tok cheapest", 17, lambda r: _money(r["usd_per_million_output_tokens_cheapest"])),
+        ("$/M tok median", 15, lambda r: _money(r["usd_per_million_output_tokens_median"])),
+    ],
+}
+
+
+def _cells(values, columns) -> str:
+    return " ".join(f"{value!s:<{-width}}" if width < 0 else f"{value!s:>{width}}"
+                    for value, (_, width, _) in zip(values, columns, strict=True))
+
+
 def format_rows(rows: list[dict], inference: bool) -> str:
     """Rounded for people; the JSON output keeps full precision."""
-
-    def money(value) -> str:
-        return "-" if value is None else f"${float(value):,.0f}" if float(value) >= 100 else f"${float(value):,.2f}"
-
-    if inference:
-        header = f"{'GPU':<20} {'GPUs':>5} {'tok/s':>8} {'$/M tok cheapest':>17} {'$/M tok median':>15}  prices of"
-        lines = [header]
-        for r in rows:
-            lines.append(
-                f"{r['gpu_id']:<20} {r['min_gpus']:>5} {r['output_tokens_per_second']:>8,.0f} "
-                f"{money(r['usd_per_million_output_tokens_cheapest']):>17} "
-                f"{money(r['usd_per_million_output_tokens_median']):>15}  {r['price_date'] or 'no price'}"
-                + ("  (synthetic)" if r["is_synthetic"] else "")
-            )
-        return "\n".join(lines)
-    header = (f"{'GPU':<20} {'GPU-hours':>12} {'min GPUs':>8} {'cluster':>7} {'days':>8} {'MFU':>5} "
-              f"{'cost cheapest':>14} {'cost median':>13}  prices of")
-    lines = [header]
-    for r in rows:
-        lines.append(
-            f"{r['gpu_id']:<20} {r['gpu_hours']:>12,.0f} {r['min_gpus']:>8} {r['cluster_gpus']:>7} "
-            f"{r['wall_clock_days']:>8,.1f} {r['mfu']:>5.2f} {money(r['cost_usd_cheapest']):>14} "
-            f"{money(r['cost_usd_median']):>13}  {r['price_date'] or 'no price'}"
-            + ("" if r["fits_in_memory"] else "  (does not fit: needs more GPUs)")
-            + ("  (synthetic)" if r["is_synthetic"] else "")
-        )
+    columns = _TEXT_COLUMNS["serving" if inference else "training"]
+    lines = [_cells([header for header, _, _ in columns], columns) + "  prices of"]
+    for row in rows:
+        notes = [str(row["price_date"] or "no price")]
+        if not inference and not row["fits_in_memory"]:
+            notes.append("(does not fit: needs more GPUs)")
+        if row["is_synthetic"]:
+            notes.append("(synthetic)")
+        lines.append(_cells([cell(row) for _, _, cell in columns], columns) + "  " + "  ".join(notes))
     if rows and not rows[0]["activations_counted"]:
         lines.append("activations not counted in min GPUs: pass --layers and --d-model to include them")
     return "\n".join(lines)
