@@ -52,6 +52,10 @@ def cmd_run(args) -> int:
     statuses = Counter(s["status"] for s in report["sources"])
     print(f"{len(report['sources'])} source-runs: " + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items())))
     print(f"dbt build: {'done' if report['built'] else 'skipped'}; exported: {', '.join(report['exported']) or 'nothing'}")
+    if report["dashboard"]:
+        print(f"dashboard: {report['dashboard']}/index.html (gpuprices dashboard serve)")
+    elif report["dashboard_error"]:
+        print(f"dashboard NOT built: {report['dashboard_error']}")
     if report["built"]:
         print('try: gpuprices sql "select * from marts.gpu_prices_daily order by price_date desc limit 5"')
     return 0
@@ -225,6 +229,19 @@ def cmd_estimate(args) -> int:
     return 0
 
 
+def cmd_dashboard(args) -> int:
+    from dashboards.build import build, site_root
+
+    if args.action == "build":
+        pages = build()
+        print(f"{len(pages)} pages in {site_root()}; open {site_root() / 'index.html'} or `gpuprices dashboard serve`")
+        return 0
+    from dashboards.serve import serve
+
+    serve(site_root(), port=args.port)
+    return 0
+
+
 def cmd_schema(args) -> int:
     from warehouse.docs import schema_markdown
 
@@ -313,6 +330,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="serving: a stated output throughput of the whole deployment (default: roofline estimate)")
     est.add_argument("--json", action="store_true", help="an object (a list when ranked), full precision")
     est.set_defaults(func=cmd_estimate)
+
+    dash = commands.add_parser("dashboard", help="build the static dashboard site (<home>/site) or serve it locally")
+    dash.add_argument("action", choices=["build", "serve"])
+    dash.add_argument("--port", type=int, default=8400, help="serve: port on 127.0.0.1 (0 = any free port)")
+    dash.set_defaults(func=cmd_dashboard)
 
     commands.add_parser("export", help="export the marts to Parquet partitioned by date").set_defaults(func=cmd_export)
 

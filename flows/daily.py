@@ -94,19 +94,35 @@ def export_task() -> list[str]:
     return [str(path) for path in stages.export_marts()]
 
 
+@task(cache_policy=NO_CACHE)
+def dashboard_task() -> str:
+    from dashboards.build import build as build_site, site_root
+    from dashboards.data import load
+
+    build_site(load(read_only=False))
+    return str(site_root())
+
+
 def _finish(report: stages.RunReport, build: bool, export: bool) -> dict:
     if build:
         build_task()
         report.built = True
         if export:
             report.exported = export_task()
+            # The site is a product of the run, not a condition of it: a page that fails to render is reported,
+            # and the loaded data, marts and export stand.
+            try:
+                report.dashboard = dashboard_task()
+            except Exception as error:  # noqa: BLE001 - reported in the run report and on the console
+                report.dashboard_error = f"{type(error).__name__}: {error}"
     report.write()
     return report.as_dict()
 
 
 @flow(name="daily", log_prints=True)
 async def daily(sources: list[str] | None = None, build: bool = True, export: bool = True) -> dict:
-    """The daily job: every source (or the given ones), then dbt build, Parquet export and the run report."""
+    """The daily job: every source (or the given ones), then dbt build, Parquet export, the dashboard site and the
+    run report."""
     source_ids = sources or sorted(all_sources())
     observed_at = stages.utc_now()
     report = stages.RunReport(observed_at=observed_at)

@@ -184,12 +184,16 @@ class RunReport:
     records: list[IngestRecord] = field(default_factory=list)
     built: bool = False
     exported: list[str] = field(default_factory=list)
+    dashboard: str | None = None        # the site directory, when it was built
+    dashboard_error: str | None = None  # why it was not
 
     def as_dict(self) -> dict:
         return {
             "observed_at": self.observed_at.isoformat(),
             "built": self.built,
             "exported": self.exported,
+            "dashboard": self.dashboard,
+            "dashboard_error": self.dashboard_error,
             "sources": [
                 {
                     "source": r.source, "status": r.status, "run_id": r.run_id, "offers_loaded": r.offers_loaded,

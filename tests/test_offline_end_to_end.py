@@ -13,34 +13,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from conftest import SINCE, gpuprices, row_counts
+
 ROOT = Path(__file__).resolve().parent.parent
-SINCE = "2026-04-28"  # four replay days: every bundled source has a recording by then (vast from 04-29)
-
-
-def gpuprices(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GPUPRICES_HOME": str(home)}
-    result = subprocess.run(
-        [sys.executable, "-m", "flows.cli", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(f"gpuprices {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return result
-
-
-def row_counts(home: Path) -> dict:
-    with duckdb.connect(str(home / "gpuprices.duckdb"), read_only=True) as connection:
-        tables = connection.execute(
-            "SELECT table_schema || '.' || table_name FROM information_schema.tables "
-            "WHERE table_schema IN ('raw', 'marts', 'intermediate') AND table_type = 'BASE TABLE'"
-        ).fetchall()
-        return {t: connection.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for (t,) in tables}
-
-
-@pytest.fixture(scope="module")
-def warehouse(tmp_path_factory) -> Path:
-    home = tmp_path_factory.mktemp("offline")
-    gpuprices(home, "run", "--offline", "--since", SINCE)
-    return home
 
 
 def test_mart_has_real_prices_per_gpu_hour_from_both_sources(warehouse):

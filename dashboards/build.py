@@ -1,0 +1,237 @@
+"""`gpuprices dashboard build`: the static site under <home>/site/.
+
+Plain HTML pages with their data embedded, Plotly bundled beside them: they open from disk or any static host and
+need no server or database. Scraped text is untrusted: Jinja escapes every value, chart data sits in JSON script
+blocks with `<`, `>` and `&` escaped, and only http(s) links become links."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from dashboards.data import DashboardData, GpuPage, load
+from warehouse.paths import data_home
+
+HERE = Path(__file__).resolve().parent
+PER_LABEL = {"gpu_hour": "USD per GPU-hour", "card": "USD per card"}
+
+
+def site_root() -> Path:
+    return data_home() / "site"
+
+
+# -- formatting filters -------------------------------------------------------------------------------------------
+def _money(value, per: str | None = None) -> str:
+    if value is None:
+        return "-"
+    amount = float(value)
+    text = f"${amount:,.0f}" if amount >= 1000 else f"${amount:,.2f}" if amount >= 0.1 else f"${amount:,.4f}"
+    return text + {"gpu_hour": "/GPU-h", "card": "/card"}.get(per or "", "")
+
+
+def _number(value, digits: int = 2) -> str:
+    return "-" if value is None else f"{float(value):,.{digits}f}"
+
+
+def _percent(value, plain: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{float(value) * 100:.0f}%" if plain else f"{float(value) * 100:+.1f}%"
+
+
+def _when(value) -> str:
+    if value is None:
+        return "-"
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if isinstance(value, datetime) else str(value)
+
+
+def _safe_url(value) -> str | None:
+    """Only absolute http(s) URLs become links: a scraped `javascript:` or `data:` URL is dropped."""
+    if not value:
+        return None
+    parts = urlsplit(str(value).strip())
+    return str(value).strip() if parts.scheme in ("http", "https") and parts.netloc else None
+
+
+def environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
+    env.filters.update(money=_money, number=_number, percent=_percent, when=_when, safe_url=_safe_url)
+    return env
+
+
+# -- chart specs (Plotly traces + layout, plain JSON types) -------------------------------------------------------
+def _plain(value):
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    return value
+
+
+def _bar(rows: list[dict], y: str, y_title: str) -> dict:
+    return {
+        "data": [{
+            "type": "bar", "x": [r["gpu_id"] for r in rows], "y": [_plain(r[y]) for r in rows],
+            "marker": {"color": ["#d4a72c" if r.get("is_synthetic") else "#1f6feb" for r in rows]},
+            "hovertemplate": "%{x}: %{y:.1f}<extra></extra>",
+        }],
+        "layout": {"yaxis": {"title": {"text": y_title}}, "hovermode": "closest",
+                   "xaxis": {"title": {"text": "GPU (amber bars: synthetic prices)", "standoff": 12}, "automargin": True}},
+    }
+
+
+def _series_label(row: dict) -> str:
+    return f"{row['channel']} {row['pricing_type'].replace('_', ' ')}"
+
+
+def _series_charts(page: GpuPage) -> list[dict]:
+    """One chart per channel x pricing type: the daily cheapest and median, with the trailing 30- and 90-day
+    min-median bands behind them."""
+    charts = []
+    keys = sorted({(r["channel"], r["pricing_type"], r["price_per"]) for r in page.prices})
+    for index, key in enumerate(keys):
+        rows = [r for r in page.prices if (r["channel"], r["pricing_type"], r["price_per"]) == key]
+        dates = [_plain(r["price_date"]) for r in rows]
+        synthetic = any(r["is_synthetic"] for r in rows)
+
+        def values(column, rows=rows):
+            return [_plain(r[column]) for r in rows]
+
+        band = {"mode": "lines", "line": {"width": 0}, "hoverinfo": "skip", "type": "scatter"}
+        data = [
+            {**band, "x": dates, "y": values("trailing_90d_min_usd"), "showlegend": False, "name": "90-day min"},
+            {**band, "x": dates, "y": values("trailing_90d_median_usd"), "fill": "tonexty",
+             "fillcolor": "rgba(31,111,235,0.10)", "name": "90-day min-median"},
+            {**band, "x": dates, "y": values("trailing_30d_min_usd"), "showlegend": False, "name": "30-day min"},
+            {**band, "x": dates, "y": values("trailing_30d_median_usd"), "fill": "tonexty",
+             "fillcolor": "rgba(31,111,235,0.22)", "name": "30-day min-median"},
+            {"type": "scatter", "mode": "lines+markers", "x": dates, "y": values("min_price_usd"),
+             "name": "cheapest" + (" (synthetic)" if synthetic else ""), "line": {"color": "#1f6feb"}},
+            {"type": "scatter", "mode": "lines", "x": dates, "y": values("median_price_usd"),
+             "name": "median", "line": {"color": "#8c959f", "dash": "dot"}},
+        ]
+        charts.append({
+            "id": f"series-{index}", "label": _series_label(rows[0]),
+            "spec": {"data": data, "layout": {
+                "yaxis": {"title": {"text": PER_LABEL[key[2]]}, "rangemode": "tozero"},
+                "xaxis": {"title": {"text": "date (UTC)"}, "type": "date"}}},
+        })
+    return charts
+
+
+def _training_history_chart(rows: list[dict]) -> dict:
+    data = []
+    for model_id in sorted({r["model_id"] for r in rows}):
+        series = [r for r in rows if r["model_id"] == model_id]
+        data.append({"type": "scatter", "mode": "lines+markers", "name": model_id,
+                     "x": [_plain(r["price_date"]) for r in series], "y": [_plain(r["cheapest_cost_usd"]) for r in series]})
+    return {"data": data, "layout": {"yaxis": {"type": "log", "title": {"text": "USD per training run"}},
+                                     "xaxis": {"title": {"text": "date (UTC)"}, "type": "date"}, "height": 480}}
+
+
+def _runs_chart(rows: list[dict]) -> dict:
+    data = []
+    for status in sorted({r["status"] for r in rows}):
+        series = [r for r in rows if r["status"] == status]
+        data.append({"type": "bar", "name": status, "x": [_plain(r["run_date"]) for r in series],
+                     "y": [r["runs"] for r in series]})
+    return {"data": data, "layout": {"barmode": "stack", "yaxis": {"title": {"text": "source-runs"}},
+                                     "xaxis": {"title": {"text": "observation date (UTC)"}, "type": "date"}}}
+
+
+def _gpu_rows(data: DashboardData) -> list[dict]:
+    rows = []
+    for page in data.gpus:
+        latest = {}
+        for r in page.prices:
+            if r["channel"] in ("cloud", "marketplace") and r["pricing_type"] in ("on_demand", "spot"):
+                kind = r["pricing_type"]
+                if r["price_date"] == data.latest_date and (
+                        kind not in latest or r["min_price_usd"] < latest[kind]):
+                    latest[kind] = r["min_price_usd"]
+        memory = (page.spec or {}).get("memory_gb")
+        rows.append({"gpu_id": page.gpu_id, "name": page.name, "memory_gb": memory,
+                     "on_demand": latest.get("on_demand"), "spot": latest.get("spot"),
+                     "last_date": max(r["price_date"] for r in page.prices)})
+    return rows
+
+
+def _memory_vs_price_chart(gpu_rows: list[dict]) -> dict:
+    points = [r for r in gpu_rows if r["memory_gb"] is not None and r["on_demand"] is not None]
+    return {"data": [{"type": "scatter", "mode": "markers+text", "x": [_plain(r["on_demand"]) for r in points],
+                      "y": [_plain(r["memory_gb"]) for r in points], "text": [r["gpu_id"] for r in points],
+                      "textposition": "top center", "textfont": {"size": 9},
+                      "hovertemplate": "%{text}: %{y} GB at $%{x:.2f}/GPU-h<extra></extra>"}],
+            "layout": {"xaxis": {"title": {"text": "cheapest on-demand, USD per GPU-hour"}, "type": "log"},
+                       "yaxis": {"title": {"text": "memory, GB"}}, "hovermode": "closest", "height": 420}}
+
+
+# -- the site -----------------------------------------------------------------------------------------------------
+def render(data: DashboardData, target: Path) -> list[Path]:
+    """Write every page of the site into `target` (which must not exist yet); the pages written."""
+    env = environment()
+    (target / "gpu").mkdir(parents=True)
+    assets = target / "assets"
+    assets.mkdir()
+    for name in ("style.css", "charts.js"):
+        shutil.copy(HERE / "assets" / name, assets / name)
+    shutil.copy(_plotly_js(), assets / "plotly.min.js")
+
+    common = {"latest_date": data.latest_date, "has_synthetic": data.has_synthetic,
+              "built_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+    gpu_rows = _gpu_rows(data)
+    written = []
+
+    def page(template: str, path: str, root: str = "", **context) -> None:
+        html = env.get_template(template).render(**common, root=root, **context)
+        (target / path).write_text(html, encoding="utf-8")
+        written.append(target / path)
+
+    longest = max((s["days_tracked"] for g in data.gpus for s in g.signals), default=0)
+    page("index.html", "index.html", title="Overview", rent_best=data.rent_best, buy_best=data.buy_best,
+         moves=data.moves, good_deals=data.good_deals, freshness=data.freshness, longest_tracked_days=longest,
+         charts={"rent_best": _bar(data.rent_best, "bf16_dense_tflops_per_usd",
+                                   "BF16 dense TFLOPS-hours per USD"),
+                 "buy_best": _bar(data.buy_best, "bf16_dense_tflops_per_usd", "BF16 dense TFLOPS per USD")})
+    page("gpus.html", "gpus.html", title="GPUs", gpu_rows=gpu_rows,
+         charts={"memory_vs_price": _memory_vs_price_chart(gpu_rows)})
+    for gpu in data.gpus:
+        offers_date = gpu.cheapest_offers[0]["observed_date"] if gpu.cheapest_offers else None
+        page("gpu.html", f"gpu/{gpu.gpu_id}.html", root="../", title=gpu.name, gpu=gpu,
+             any_deal=any(s["is_good_deal"] for s in gpu.signals), series_charts=_series_charts(gpu),
+             offers_date=offers_date)
+    page("training.html", "training.html", title="Training cost", training_cheapest=data.training_cheapest,
+         assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history)})
+    page("sources.html", "sources.html", title="Sources", freshness=data.freshness, failures=data.failures,
+         quarantine=data.quarantine, unmatched=data.unmatched, runs=data.runs,
+         charts={"runs_per_day": _runs_chart(data.runs_per_day)})
+    return written
+
+
+def _plotly_js() -> Path:
+    import plotly
+
+    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not path.exists():
+        raise FileNotFoundError(f"plotly.min.js not found in the plotly package ({path})")
+    return path
+
+
+def build(data: DashboardData | None = None, site: Path | None = None) -> list[Path]:
+    """Build the site beside the old one and swap it in, so a reader never sees half a site."""
+    data = data if data is not None else load()
+    site = site or site_root()
+    staging, old = site.with_name(f".{site.name}.new"), site.with_name(f".{site.name}.old")
+    shutil.rmtree(staging, ignore_errors=True)
+    written = render(data, staging)
+    shutil.rmtree(old, ignore_errors=True)
+    if site.exists():
+        site.rename(old)
+    staging.rename(site)
+    shutil.rmtree(old, ignore_errors=True)
+    return [site / path.relative_to(staging) for path in written]

@@ -1,0 +1,180 @@
+"""What the dashboards show, read from the warehouse in one short read-only session.
+
+Every query returns plain rows (dicts); the pages are rendered from these and hold no connection, so the site
+opens from disk or any static host and keeps no lock on the database."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+import duckdb
+
+from warehouse.paths import database_path
+
+OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
+
+
+def _rows(connection: duckdb.DuckDBPyConnection, sql: str, parameters=None) -> list[dict]:
+    cursor = connection.execute(sql, parameters or [])
+    columns = [d[0] for d in cursor.description]
+    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+@dataclass
+class GpuPage:
+    gpu_id: str
+    spec: dict | None
+    name: str
+    prices: list[dict]          # gpu_prices_daily + buy_signals bands, every day and series
+    signals: list[dict]         # latest buy_signals row per series
+    rent_vs_buy: dict | None
+    cheapest_offers: list[dict]  # the latest day's cheapest offers
+
+
+@dataclass
+class DashboardData:
+    latest_date: date | None
+    rent_best: list[dict] = field(default_factory=list)
+    buy_best: list[dict] = field(default_factory=list)
+    moves: list[dict] = field(default_factory=list)
+    good_deals: list[dict] = field(default_factory=list)
+    freshness: list[dict] = field(default_factory=list)
+    gpus: list[GpuPage] = field(default_factory=list)
+    training_history: list[dict] = field(default_factory=list)
+    training_cheapest: list[dict] = field(default_factory=list)
+    assumptions: list[dict] = field(default_factory=list)
+    runs: list[dict] = field(default_factory=list)
+    runs_per_day: list[dict] = field(default_factory=list)
+    failures: list[dict] = field(default_factory=list)
+    quarantine: list[dict] = field(default_factory=list)
+    unmatched: list[dict] = field(default_factory=list)
+
+    @property
+    def has_synthetic(self) -> bool:
+        return any(r.get("is_synthetic") for r in self.rent_best + self.freshness)
+
+
+def load(path=None, read_only: bool = True) -> DashboardData:
+    """read_only=False only inside the daily run's own process, where dbt-duckdb keeps its read-write connection
+    open and DuckDB refuses a second connection to the file with another configuration."""
+    path = path or database_path()
+    if not path.exists():
+        raise FileNotFoundError(f"no warehouse at {path}: run `gpuprices run --offline` (or `gpuprices run`) first")
+    with duckdb.connect(str(path), read_only=read_only) as connection:
+        return _load(connection)
+
+
+def _load(connection: duckdb.DuckDBPyConnection) -> DashboardData:
+    latest = connection.execute("SELECT max(price_date) FROM marts.gpu_prices_daily").fetchone()[0]
+    data = DashboardData(latest_date=latest)
+    data.rent_best = _rows(connection, """
+        SELECT gpu_id, channel, min_price_usd, bf16_dense_tflops_per_usd, fp8_dense_tflops_per_usd,
+               memory_gb_per_usd, is_synthetic
+        FROM marts.price_performance_daily
+        WHERE price_date = ? AND price_per = 'gpu_hour' AND pricing_type = 'on_demand'
+          AND bf16_dense_tflops_per_usd IS NOT NULL
+        ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest])
+    # Street prices when retail sources have them; otherwise the spec table's launch price, labelled as such.
+    data.buy_best = _rows(connection, """
+        SELECT purchase.gpu_id, purchase.purchase_price_usd, purchase.purchase_price_basis,
+               specs.bf16_dense_tflops / purchase.purchase_price_usd AS bf16_dense_tflops_per_usd,
+               specs.memory_gib / purchase.purchase_price_usd AS memory_gb_per_usd, purchase.is_synthetic
+        FROM intermediate.int_gpu_purchase_prices_daily AS purchase
+        JOIN intermediate.int_gpu_specs AS specs USING (gpu_id)
+        WHERE purchase.price_date = ? AND specs.bf16_dense_tflops IS NOT NULL
+        ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest])
+    data.moves = _rows(connection, """
+        WITH today AS (SELECT * FROM marts.buy_signals WHERE price_date = $latest),
+        week_ago AS (
+            SELECT gpu_id, channel, pricing_type, price_per, price_usd AS week_ago_usd, price_date AS week_ago_date
+            FROM marts.buy_signals
+            WHERE price_date BETWEEN $latest - INTERVAL 7 DAYS AND $latest - INTERVAL 1 DAY
+            QUALIFY row_number() OVER (PARTITION BY gpu_id, channel, pricing_type, price_per ORDER BY price_date) = 1
+        )
+        SELECT today.gpu_id, today.channel, today.pricing_type, today.price_per, week_ago.week_ago_date,
+               week_ago.week_ago_usd, today.price_usd, today.price_usd / week_ago.week_ago_usd - 1 AS change,
+               today.is_synthetic
+        FROM today JOIN week_ago USING (gpu_id, channel, pricing_type, price_per)
+        WHERE today.price_usd <> week_ago.week_ago_usd
+        ORDER BY abs(today.price_usd / week_ago.week_ago_usd - 1) DESC LIMIT 12""", {"latest": latest})
+    data.good_deals = _rows(connection, """
+        SELECT gpu_id, channel, pricing_type, price_per, price_usd, lowest_ever_usd, lowest_ever_date, days_tracked,
+               is_synthetic
+        FROM marts.buy_signals WHERE price_date = ? AND is_good_deal ORDER BY gpu_id""", [latest])
+    data.freshness = _rows(connection, """
+        WITH last_runs AS (
+            SELECT source, max(observed_at) FILTER (WHERE status = 'loaded') AS last_loaded_at,
+                   arg_max(status, observed_at) AS last_status, arg_max(error, observed_at) AS last_error,
+                   count(*) AS runs, count(*) FILTER (WHERE status <> 'loaded') AS runs_not_loaded,
+                   bool_or(is_synthetic) AS is_synthetic
+            FROM raw.ingest_runs GROUP BY source
+        )
+        SELECT *, date_diff('day', last_loaded_at, max(last_loaded_at) OVER ()) AS days_behind_newest
+        FROM last_runs ORDER BY source""")
+    data.gpus = _gpu_pages(connection)
+    data.training_history = _rows(connection, """
+        SELECT price_date, model_id, min(cost_usd_on_demand_cheapest) AS cheapest_cost_usd
+        FROM marts.training_cost_daily WHERE cost_usd_on_demand_cheapest IS NOT NULL
+        GROUP BY ALL ORDER BY model_id, price_date""")
+    data.training_cheapest = _rows(connection, """
+        SELECT models.name AS model_name, cost.model_id, cost.gpu_id, cost.training_precision,
+               cost.cost_usd_on_demand_cheapest, cost.cost_usd_spot_cheapest, cost.gpu_hours, cost.min_gpus,
+               cost.cluster_gpus, cost.wall_clock_days, cost.mfu, cost.is_synthetic
+        FROM marts.training_cost_daily AS cost JOIN reference.reference_models AS models USING (model_id)
+        WHERE cost.price_date = ? AND cost.cost_usd_on_demand_cheapest IS NOT NULL
+        QUALIFY row_number() OVER (PARTITION BY cost.model_id ORDER BY cost.cost_usd_on_demand_cheapest) = 1
+        ORDER BY cost.cost_usd_on_demand_cheapest""", [latest])
+    data.assumptions = _rows(connection, "SELECT * FROM marts.estimate_assumptions ORDER BY name")
+    data.runs = _rows(connection, """
+        SELECT source, status, observed_at, trigger, offers_loaded, offers_rejected, duration_s, error, is_synthetic
+        FROM raw.ingest_runs ORDER BY observed_at DESC, source LIMIT 200""")
+    data.runs_per_day = _rows(connection, """
+        SELECT cast(timezone('UTC', observed_at) AS date) AS run_date, status, count(*) AS runs,
+               sum(offers_loaded) AS offers_loaded
+        FROM raw.ingest_runs GROUP BY ALL ORDER BY run_date""")
+    data.failures = _rows(connection, """
+        SELECT source, status, observed_at, error FROM raw.ingest_runs
+        WHERE status <> 'loaded' ORDER BY observed_at DESC LIMIT 200""")
+    data.quarantine = _rows(connection, """
+        SELECT source, observed_at, scope, reason, detail FROM raw.quarantine
+        ORDER BY observed_at DESC, source LIMIT 200""")
+    data.unmatched = _rows(connection, "SELECT * FROM marts.unmatched_gpu_names ORDER BY source, raw_gpu_name")
+    return data
+
+
+def _gpu_pages(connection: duckdb.DuckDBPyConnection) -> list[GpuPage]:
+    specs = {r["gpu_id"]: r for r in _rows(connection, "SELECT * FROM reference.gpu_specs")}
+    names = dict(connection.execute("SELECT gpu_id, name FROM marts.gpus").fetchall())
+    prices = _rows(connection, """
+        SELECT prices.gpu_id, prices.price_date, prices.channel, prices.pricing_type, prices.price_per,
+               prices.min_price_usd, prices.median_price_usd, prices.offer_count, prices.is_synthetic,
+               signals.trailing_30d_min_usd, signals.trailing_30d_median_usd,
+               signals.trailing_90d_min_usd, signals.trailing_90d_median_usd
+        FROM marts.gpu_prices_daily AS prices
+        JOIN marts.buy_signals AS signals USING (price_date, gpu_id, channel, pricing_type, price_per)
+        ORDER BY gpu_id, channel, pricing_type, price_date""")
+    signals = _rows(connection, """
+        SELECT * FROM marts.buy_signals
+        QUALIFY row_number() OVER (PARTITION BY gpu_id, channel, pricing_type, price_per ORDER BY price_date DESC) = 1
+        ORDER BY gpu_id, channel, pricing_type""")
+    rent_vs_buy = {r["gpu_id"]: r for r in _rows(connection, """
+        SELECT * FROM marts.rent_vs_buy QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1""")}
+    offers = _rows(connection, f"""
+        WITH latest AS (SELECT gpu_id, max(observed_date) AS observed_date
+                        FROM intermediate.int_offers__market_daily GROUP BY gpu_id)
+        SELECT gpu_id, observed_date, provider, source, market_channel AS channel, pricing_type, region,
+               instance_type, title, unit_price_usd, price_per, url, is_synthetic
+        FROM intermediate.int_offers__market_daily JOIN latest USING (gpu_id, observed_date)
+        QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY unit_price_usd, provider, region) <= {OFFERS_PER_GPU}
+        ORDER BY gpu_id, unit_price_usd""")
+    pages = []
+    for gpu_id in sorted({r["gpu_id"] for r in prices}):
+        pages.append(GpuPage(
+            gpu_id=gpu_id, spec=specs.get(gpu_id), name=names.get(gpu_id, gpu_id),
+            prices=[r for r in prices if r["gpu_id"] == gpu_id],
+            signals=[r for r in signals if r["gpu_id"] == gpu_id],
+            rent_vs_buy=rent_vs_buy.get(gpu_id),
+            cheapest_offers=[r for r in offers if r["gpu_id"] == gpu_id],
+        ))
+    return pages
