@@ -134,6 +134,25 @@ def _training_history_chart(rows: list[dict]) -> dict:
                                      "xaxis": {"title": {"text": "date (UTC)"}, "type": "date"}, "height": 480}}
 
 
+def _training_by_gpu_chart(rows: list[dict]) -> dict:
+    """Each model's ten cheapest GPUs over time, one model at a time (a dropdown switches model)."""
+    models = sorted({r["model_id"] for r in rows})
+    data, owners = [], []
+    for model_id in models:
+        for gpu_id in sorted({r["gpu_id"] for r in rows if r["model_id"] == model_id}):
+            series = [r for r in rows if r["model_id"] == model_id and r["gpu_id"] == gpu_id]
+            data.append({"type": "scatter", "mode": "lines+markers", "name": gpu_id, "visible": model_id == models[0],
+                         "x": [_plain(r["price_date"]) for r in series], "y": [_plain(r["cost_usd"]) for r in series]})
+            owners.append(model_id)
+    buttons = [{"label": model_id, "method": "update",
+                "args": [{"visible": [owner == model_id for owner in owners]}]} for model_id in models]
+    return {"data": data, "layout": {
+        "yaxis": {"type": "log", "title": {"text": "USD per training run (cheapest on-demand)"}},
+        "xaxis": {"title": {"text": "date (UTC)"}, "type": "date"}, "height": 480,
+        "updatemenus": [{"buttons": buttons, "x": 0, "xanchor": "left", "y": 1.18, "yanchor": "top"}],
+        "margin": {"t": 70}}}
+
+
 def _runs_chart(rows: list[dict]) -> dict:
     data = []
     for status in sorted({r["status"] for r in rows}):
@@ -206,7 +225,8 @@ def render(data: DashboardData, target: Path) -> list[Path]:
              any_deal=any(s["is_good_deal"] for s in gpu.signals), series_charts=_series_charts(gpu),
              offers_date=offers_date)
     page("training.html", "training.html", title="Training cost", training_cheapest=data.training_cheapest,
-         assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history)})
+         assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history),
+                                              "training_by_gpu": _training_by_gpu_chart(data.training_by_gpu)})
     page("sources.html", "sources.html", title="Sources", freshness=data.freshness, failures=data.failures,
          quarantine=data.quarantine, unmatched=data.unmatched, runs=data.runs,
          charts={"runs_per_day": _runs_chart(data.runs_per_day)})

@@ -43,6 +43,7 @@ class DashboardData:
     gpus: list[GpuPage] = field(default_factory=list)
     training_history: list[dict] = field(default_factory=list)
     training_cheapest: list[dict] = field(default_factory=list)
+    training_by_gpu: list[dict] = field(default_factory=list)  # model x GPU x day, the 10 cheapest GPUs per model
     assumptions: list[dict] = field(default_factory=list)
     runs: list[dict] = field(default_factory=list)
     runs_per_day: list[dict] = field(default_factory=list)
@@ -125,6 +126,17 @@ def _load(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         WHERE cost.price_date = ? AND cost.cost_usd_on_demand_cheapest IS NOT NULL
         QUALIFY row_number() OVER (PARTITION BY cost.model_id ORDER BY cost.cost_usd_on_demand_cheapest) = 1
         ORDER BY cost.cost_usd_on_demand_cheapest""", [latest])
+    data.training_by_gpu = _rows(connection, """
+        WITH per_gpu AS (
+            SELECT price_date, model_id, gpu_id, min(cost_usd_on_demand_cheapest) AS cost_usd
+            FROM marts.training_cost_daily WHERE cost_usd_on_demand_cheapest IS NOT NULL GROUP BY ALL
+        ),
+        ranked AS (
+            SELECT model_id, gpu_id FROM per_gpu WHERE price_date = ?
+            QUALIFY row_number() OVER (PARTITION BY model_id ORDER BY cost_usd) <= 10
+        )
+        SELECT per_gpu.* FROM per_gpu JOIN ranked USING (model_id, gpu_id)
+        ORDER BY model_id, gpu_id, price_date""", [latest])
     data.assumptions = _rows(connection, "SELECT * FROM marts.estimate_assumptions ORDER BY name")
     data.runs = _rows(connection, """
         SELECT source, status, observed_at, trigger, offers_loaded, offers_rejected, duration_s, error, is_synthetic
