@@ -10,15 +10,10 @@ from datetime import date
 
 import duckdb
 
+from warehouse.db import fetch_dicts as _rows
 from warehouse.paths import database_path
 
 OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
-
-
-def _rows(connection: duckdb.DuckDBPyConnection, sql: str, parameters=None) -> list[dict]:
-    cursor = connection.execute(sql, parameters or [])
-    columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
 @dataclass

@@ -225,9 +225,7 @@ def estimate(request: EstimateRequest) -> list[dict]:
                 "cluster_gpus": request.cluster_gpus, "default_cluster_gpus": int(defaults["training_cluster_gpus"]),
                 "mfu": request.mfu,
             }
-        cursor = connection.execute(sql, parameters)
-        columns = [d[0] for d in cursor.description]
-        rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+        rows = db.fetch_dicts(connection, sql, parameters)
     if gpu and not rows:
         raise EstimateError(f"{gpu}: no {request.precision} dense peak or memory figures in the spec table")
     for row in rows:

@@ -7,12 +7,6 @@ from datetime import UTC, datetime
 from warehouse import db
 
 
-def _rows(connection, sql: str) -> list[dict]:
-    result = connection.execute(sql)
-    columns = [c[0] for c in result.description]
-    return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
-
-
 def _has_table(connection, schema: str, table: str) -> bool:
     return bool(
         connection.execute(
@@ -24,7 +18,7 @@ def _has_table(connection, schema: str, table: str) -> bool:
 def status() -> dict:
     now = datetime.now(UTC)
     with db.connect(read_only=True) as connection:
-        sources = _rows(
+        sources = db.fetch_dicts(
             connection,
             """
             WITH last_run AS (
@@ -43,14 +37,14 @@ def status() -> dict:
         for row in sources:
             loaded = row["last_loaded_at"]
             row["age_hours"] = round((now - loaded).total_seconds() / 3600, 1) if loaded else None
-        quarantined = _rows(
+        quarantined = db.fetch_dicts(
             connection,
             """
             SELECT source, observed_at, reason FROM raw.quarantine WHERE scope = 'result'
             ORDER BY observed_at DESC LIMIT 20
             """,
         )
-        rejected_rows = _rows(
+        rejected_rows = db.fetch_dicts(
             connection,
             """
             SELECT source, reason, count(*) AS rows, max(observed_at) AS last_seen_at
@@ -66,7 +60,7 @@ def status() -> dict:
                        max(observed_at) AS last_seen_at
                 FROM raw.offers WHERE gpu_id IS NULL GROUP BY ALL ORDER BY source, observation_count DESC
             """
-        unmatched = _rows(connection, unmatched_sql)
+        unmatched = db.fetch_dicts(connection, unmatched_sql)
     return {
         "checked_at": now,
         "sources": sources,

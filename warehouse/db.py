@@ -23,3 +23,10 @@ def connect(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
         yield connection
     finally:
         connection.close()
+
+
+def fetch_dicts(connection: duckdb.DuckDBPyConnection, sql: str, parameters=None) -> list[dict]:
+    """Run a query and return its rows as dicts keyed by column name."""
+    cursor = connection.execute(sql, parameters) if parameters is not None else connection.execute(sql)
+    columns = [column[0] for column in cursor.description]
+    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
