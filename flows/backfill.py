@@ -24,7 +24,8 @@ from flows import stages
 from scrapers.base import RawDocument
 from scrapers.registry import SKYPILOT_EXPECTATIONS
 from scrapers.skypilot import SkyPilotCatalog
-from warehouse.landing import land
+from warehouse import db
+from warehouse.landing import land, sha256
 from warehouse.load import IngestRecord
 
 LAYOUTS = ("catalogs/v7/{cloud}/vms.csv", "catalogs/v6/{cloud}/vms.csv", "catalogs/v5/{cloud}/vms.csv",
@@ -92,3 +93,37 @@ def backfill_skypilot(repo: Path, clouds: list[str] | None = None, since: date |
         source = sources[commit.cloud]
         run = land(source.id, commit.committed_at, [document], "captured")
         yield number, len(commits), commit, stages.ingest(source, run, trigger="backfill")
+
+
+def backfill_ecb(history_file: Path | None = None) -> IngestRecord:
+    """Load the ECB history file (every rate since 1999) as one rates run observed now: from a downloaded
+    `eurofxref-hist.zip`, or fetched from the ECB. Rates already held are not counted twice by the models."""
+    import asyncio
+
+    from scrapers.ecb import HISTORY_URL, EcbReferenceRates
+    from scrapers.http import HttpClient
+
+    source = EcbReferenceRates(url=HISTORY_URL)
+    observed_at = datetime.now(UTC).replace(microsecond=0)
+    if history_file is not None:
+        documents = [RawDocument(url=history_file.resolve().as_uri(), status=200, body=history_file.read_bytes(),
+                                 fetched_at=observed_at, content_type="application/zip")]
+    else:
+        async def fetch() -> list[RawDocument]:
+            async with HttpClient() as client:
+                return await source.fetch(client)
+
+        documents = asyncio.run(fetch())
+    # The same history file twice is one observation: skip it when an identical file already loaded.
+    with db.connect() as connection:
+        loaded_before = connection.execute(
+            """SELECT runs.run_id FROM raw.landing_documents AS documents
+               JOIN raw.ingest_runs AS runs USING (run_id)
+               WHERE documents.source = ? AND documents.sha256 = ? AND runs.status = 'loaded' LIMIT 1""",
+            [source.id, sha256(documents[0].body)],
+        ).fetchone()
+    if loaded_before:
+        return IngestRecord(run_id=loaded_before[0], parser_version=source.parser_version, source=source.id,
+                            status="already_loaded", observed_at=observed_at, started_at=observed_at,
+                            finished_at=observed_at, trigger="backfill")
+    return stages.ingest(source, land(source.id, observed_at, documents), trigger="backfill")

@@ -107,8 +107,17 @@ def cmd_parse(args) -> int:
 
 
 def cmd_backfill(args) -> int:
-    from flows.backfill import backfill_skypilot
+    from flows.backfill import backfill_ecb, backfill_skypilot
 
+    if args.kind == "ecb":
+        record = backfill_ecb(Path(args.file) if args.file else None)
+        print(f"backfill ecb: {record.status}, {record.offers_loaded} rates loaded"
+              + (f" ({record.error})" if record.error else ""))
+        if record.status == "loaded" and not args.no_build:
+            stages.build()
+        return 0 if record.status in ("loaded", "already_loaded") else 1
+    if not args.repo:
+        raise SystemExit("backfill skypilot needs --repo PATH (a local clone of the catalog repository)")
     counts: dict[str, int] = {}
     for number, total, commit, record in backfill_skypilot(Path(args.repo), _source_list(args.clouds),
                                                            args.since, args.until):
@@ -287,9 +296,11 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("file")
     parse.set_defaults(func=cmd_parse)
 
-    backfill = commands.add_parser("backfill", help="load history: every commit of a local catalog clone")
-    backfill.add_argument("kind", choices=["skypilot"], help="what to backfill from")
-    backfill.add_argument("--repo", required=True, help="a local clone of skypilot-org/skypilot-catalog (or alike)")
+    backfill = commands.add_parser(
+        "backfill", help="load history: every commit of a local catalog clone, or the ECB rate history")
+    backfill.add_argument("kind", choices=["skypilot", "ecb"], help="what to backfill from")
+    backfill.add_argument("--repo", help="skypilot: a local clone of skypilot-org/skypilot-catalog (or alike)")
+    backfill.add_argument("--file", help="ecb: a downloaded eurofxref-hist.zip (default: fetch it from the ECB)")
     backfill.add_argument("--since", type=date.fromisoformat, help="first commit date (YYYY-MM-DD)")
     backfill.add_argument("--until", type=date.fromisoformat, help="last commit date (YYYY-MM-DD)")
     backfill.add_argument("--clouds", help="comma-separated clouds (default: every SkyPilot cloud we parse)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, ClassVar
@@ -71,6 +71,18 @@ class Offer:
 
 
 @dataclass(frozen=True)
+class FxRate:
+    """One reference exchange rate as published: `rate` units of `quote_currency` buy one `base_currency`."""
+
+    source: str
+    rate_date: date
+    base_currency: str
+    quote_currency: str
+    rate: Decimal
+    document_index: int = 0
+
+
+@dataclass(frozen=True)
 class Expectations:
     """What a sane fresh result of a source looks like. Checked on every result before it is loaded."""
 
@@ -95,6 +107,8 @@ class Source:
     status: ClassVar[str] = ""  # for the README source table: what is known to work and how it was tested
     parser_version: ClassVar[int] = 1
     expectations: ClassVar[Expectations]
+    # What parse() returns: "offers" (prices, into raw.offers) or "fx_rates" (FxRate rows, into raw.fx_rates).
+    kind: ClassVar[str] = "offers"
 
     def require_key(self) -> str | None:
         if self.api_key_env is None:

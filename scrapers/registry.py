@@ -6,6 +6,7 @@ from scrapers.aws import AwsEc2
 from scrapers.azure import AzureRetailPrices
 from scrapers.base import Expectations, Source
 from scrapers.cudo import CudoCompute
+from scrapers.ecb import EcbReferenceRates
 from scrapers.gcp import GoogleCloud
 from scrapers.jarvislabs import Jarvislabs
 from scrapers.lambda_cloud import LambdaCloud
@@ -31,12 +32,16 @@ DIRECT_SOURCES = (
     AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
     Jarvislabs, TensorDock, Seeweb, Vultr,
 )
+# Reference data the prices need: the exchange rates every non-USD price is converted with.
+REFERENCE_SOURCES = (EcbReferenceRates,)
 
 
 def all_sources(overrides: dict[str, dict] | None = None) -> dict[str, Source]:
     """All sources by id. `overrides` maps a source id to constructor settings (e.g. a SkyPilot catalog_url)."""
     overrides = overrides or {}
-    sources: list[Source] = [source_class(**overrides.get(source_class.id, {})) for source_class in DIRECT_SOURCES]
+    sources: list[Source] = [
+        source_class(**overrides.get(source_class.id, {})) for source_class in DIRECT_SOURCES + REFERENCE_SOURCES
+    ]
     for cloud, expectations in SKYPILOT_EXPECTATIONS.items():
         settings = overrides.get(f"skypilot-{cloud}", {})
         sources.append(SkyPilotCatalog(cloud, expectations, catalog_url=settings.get("catalog_url")))

@@ -74,3 +74,25 @@ def test_backfill_since_skips_older_commits(home, catalog_repo):
 def test_backfill_of_a_folder_that_is_not_a_git_repo_fails_clearly(home, tmp_path):
     with pytest.raises(RuntimeError, match="not a git repository"):
         main(["backfill", "skypilot", "--repo", str(tmp_path), "--no-build"])
+
+
+def test_ecb_history_backfill_loads_every_rate_once_and_a_truncated_file_loads_nothing(home, tmp_path):
+    import duckdb
+
+    from flows.backfill import backfill_ecb
+
+    history = FIXTURES / "ecb" / "eurofxref-hist.zip"
+    truncated = tmp_path / "eurofxref-hist.zip"
+    truncated.write_bytes(history.read_bytes()[:100_000])
+    broken = backfill_ecb(truncated)
+    assert broken.status == "parse_error" and "truncated" in broken.error
+
+    first = backfill_ecb(history)
+    assert first.status == "loaded" and first.offers_loaded > 200_000
+    again = backfill_ecb(history)
+    assert again.status == "already_loaded"
+    with duckdb.connect(str(home / "gpuprices.duckdb"), read_only=True) as connection:
+        total, usd = connection.execute(
+            "SELECT count(*), max(rate) FILTER (WHERE quote_currency = 'USD' AND rate_date = '2026-10-30') "
+            "FROM raw.fx_rates").fetchone()
+    assert total == first.offers_loaded and str(usd) == "1.11720000"

@@ -219,3 +219,20 @@ def test_assumptions_are_configurable_per_build(warehouse):
     finally:
         gpuprices(warehouse, "build", "--select", "estimate_assumptions")
     assert estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"] == 0.4
+
+
+def test_euro_prices_get_usd_at_the_ecb_rate_of_their_day(warehouse):
+    rates = sql_rows(warehouse, "select rate_date, count(*) as n from raw.fx_rates group by 1 order by 1")
+    assert rates and all(r["n"] >= 29 for r in rates)
+    seeweb = sql_rows(warehouse, """
+        select o.observed_date, o.price_per_unit, o.price_per_gpu_hour_usd, o.fx_rate_date, f.usd_per_unit
+        from intermediate.int_offers__current o
+        join intermediate.int_fx_rates__daily f on f.currency = 'EUR' and f.rate_date = o.fx_rate_date
+        where o.source = 'seeweb'""")
+    assert seeweb, "Seeweb EUR offers should have a USD figure"
+    for row in seeweb:
+        assert row["fx_rate_date"] <= row["observed_date"]
+        expected = float(row["price_per_unit"]) * float(row["usd_per_unit"])
+        assert abs(float(row["price_per_gpu_hour_usd"]) - expected) < 1e-5
+    # and they reach the market mart
+    assert sql_rows(warehouse, "select count(*) as n from marts.gpu_prices_by_source_daily where source = 'seeweb'")[0]["n"] > 0

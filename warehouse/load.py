@@ -2,7 +2,8 @@
 
 The key is (run_id, parser_version). If raw.ingest_runs already holds that key, the load adds nothing at all.
 Otherwise, in one transaction: the landed documents, the accepted offers (only when the result passed its
-integrity check), the quarantined rows / result with their reasons, and the ingest_runs row.
+integrity check) or the exchange rates of a rates source, the quarantined rows / result with their reasons, and
+the ingest_runs row.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import duckdb
+import polars as pl
 
+from scrapers.base import FxRate
 from warehouse.integrity import IntegrityResult
 from warehouse.landing import LandedRun, sha256
 
@@ -88,14 +91,19 @@ def load_run(
     run: LandedRun,
     record: IngestRecord,
     integrity: IntegrityResult | None,
+    fx_rates: list[FxRate] | None = None,
 ) -> IngestRecord:
-    """Write one source-run. Returns the record as stored, or with status `already_loaded` if it was."""
+    """Write one source-run: offers (with their integrity result) or, for a rates source, `fx_rates` (loaded only
+    when record.status is `loaded`). Returns the record as stored, or with status `already_loaded` if it was."""
     with transaction(connection):
         previous = already_ingested(connection, record.run_id, record.parser_version)
         if previous is not None:
             record.status, record.offers_loaded = f"already_{previous}", 0
             return record
         _insert_landing_documents(connection, run)
+        if fx_rates and record.status == "loaded":
+            rates = _fx_frame(run, record, fx_rates).to_arrow()  # noqa: F841 (read by DuckDB by name)
+            connection.execute("INSERT INTO raw.fx_rates BY NAME SELECT * FROM rates")
         if integrity is not None:
             if integrity.passed and integrity.accepted.height:
                 accepted = integrity.accepted.to_arrow()  # noqa: F841 (read by DuckDB by name)
@@ -103,6 +111,25 @@ def load_run(
             _insert_quarantine(connection, record, integrity, datetime.now(UTC))
         _insert_record(connection, record)
     return record
+
+
+def _fx_frame(run: LandedRun, record: IngestRecord, fx_rates: list[FxRate]) -> pl.DataFrame:
+    """The rates as one frame (a history file holds ~200,000: inserted in bulk, not row by row)."""
+    return pl.DataFrame(
+        {
+            "run_id": [run.run_id] * len(fx_rates),
+            "parser_version": [record.parser_version] * len(fx_rates),
+            "observed_at": [run.observed_at] * len(fx_rates),
+            "source": [rate.source for rate in fx_rates],
+            "rate_date": [rate.rate_date for rate in fx_rates],
+            "base_currency": [rate.base_currency for rate in fx_rates],
+            "quote_currency": [rate.quote_currency for rate in fx_rates],
+            "rate": [rate.rate for rate in fx_rates],
+            "landing_ref": [run.landing_ref(rate.document_index) for rate in fx_rates],
+            "is_synthetic": [run.is_synthetic] * len(fx_rates),
+        },
+        schema_overrides={"rate": pl.Decimal(18, 8)},
+    )
 
 
 def _insert_quarantine(connection, record: IngestRecord, integrity: IntegrityResult, now: datetime) -> None:

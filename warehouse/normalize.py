@@ -38,6 +38,7 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "price_role": pl.String,
     "price_usd": pl.Decimal(24, 10),
     "price_per_gpu_hour_usd": pl.Decimal(18, 6),
+    "price_per_unit": pl.Decimal(18, 6),
     "bundled": pl.Boolean,
     "region": pl.String,
     "instance_type": pl.String,
@@ -57,11 +58,16 @@ def _to_decimal(value: Fraction, quantum: Decimal = MICRO) -> Decimal:
         return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(quantum, decimal.ROUND_HALF_EVEN)
 
 
-def price_per_gpu_hour_usd(offer: Offer) -> Decimal | None:
-    """USD per GPU-hour of a cloud offer, or None when it cannot be known exactly (no count, not USD)."""
-    if offer.channel != "cloud" or offer.currency != "USD" or not offer.gpu_count:
+def price_per_unit(offer: Offer) -> Decimal | None:
+    """The offer's price per GPU-hour (rentals) or per card (retail), in its own currency; None when it cannot be
+    known exactly (no GPU count, an unknown unit). Converted to USD in the models at the observation day's rate."""
+    if not offer.gpu_count:
         return None
     price = Fraction(offer.price)
+    if offer.price_unit == "card":
+        return _to_decimal(price / offer.gpu_count)
+    if offer.channel != "cloud":
+        return None
     if offer.price_unit == "gpu_hour":
         return _to_decimal(price)
     if offer.price_unit == "instance_hour":
@@ -70,6 +76,13 @@ def price_per_gpu_hour_usd(offer: Offer) -> Decimal | None:
         hours = Fraction(HOURS_PER_YEAR * offer.term_months, 12)
         return _to_decimal(price / hours / offer.gpu_count)
     return None
+
+
+def price_per_gpu_hour_usd(offer: Offer) -> Decimal | None:
+    """USD per GPU-hour of a cloud offer priced in USD (other currencies get theirs in the models)."""
+    if offer.channel != "cloud" or offer.currency != "USD":
+        return None
+    return price_per_unit(offer)
 
 
 def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> tuple[pl.DataFrame, int]:
@@ -99,6 +112,7 @@ def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> tuple
                 "price_role": "selling",
                 "price_usd": offer.price if offer.currency.upper() == "USD" else None,
                 "price_per_gpu_hour_usd": price_per_gpu_hour_usd(offer),
+                "price_per_unit": price_per_unit(offer),
                 "bundled": offer.bundled,
                 "region": offer.region,
                 "instance_type": offer.instance_type,

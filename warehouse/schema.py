@@ -1,6 +1,6 @@
 """The DuckDB schema of the raw layer. dbt owns staging / intermediate / marts; Python owns `raw`.
 
-raw.offers is append-only: rows are inserted once per (run_id, parser_version) and never updated or deleted.
+raw.offers and raw.fx_rates are append-only: rows are inserted once per (run_id, parser_version) and never updated or deleted.
 A re-parse after a parser fix adds a new parser_version beside the old rows; staging reads the newest.
 """
 
@@ -57,7 +57,20 @@ RAW_TABLES = {
         in_stock               BOOLEAN,
         url                    VARCHAR,
         landing_ref            VARCHAR NOT NULL,          -- the landed raw document this row was parsed from
-        is_synthetic           BOOLEAN NOT NULL
+        is_synthetic           BOOLEAN NOT NULL,
+        price_per_unit         DECIMAL(18, 6)             -- per GPU-hour (rentals) or per card, in `currency`
+    """,
+    "raw.fx_rates": """
+        run_id          VARCHAR NOT NULL,
+        parser_version  INTEGER NOT NULL,
+        observed_at     TIMESTAMPTZ NOT NULL,   -- when the file was fetched
+        source          VARCHAR NOT NULL,
+        rate_date       DATE NOT NULL,          -- the day the rate is for (a TARGET business day)
+        base_currency   VARCHAR NOT NULL,       -- EUR for the ECB
+        quote_currency  VARCHAR NOT NULL,
+        rate            DECIMAL(18, 8) NOT NULL, -- units of quote_currency per 1 base_currency, as published
+        landing_ref     VARCHAR NOT NULL,
+        is_synthetic    BOOLEAN NOT NULL
     """,
     "raw.quarantine": """
         run_id          VARCHAR NOT NULL,
@@ -89,3 +102,5 @@ def create_raw_schema(connection) -> None:
         connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
     for table, columns in RAW_TABLES.items():
         connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
+    # Columns added after a table was first created: warehouses made before them gain the column (NULL in old rows).
+    connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS price_per_unit DECIMAL(18, 6)")

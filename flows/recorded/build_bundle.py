@@ -114,10 +114,11 @@ def main() -> None:
                     "routes": routes,
                 }
             )
-    from flows.recorded.build_providers import fixture_recordings, skypilot_reconstructions
+    from flows.recorded.build_providers import ecb_recordings, fixture_recordings, skypilot_reconstructions
 
     recordings.extend(skypilot_reconstructions(list(csv.DictReader((HERE / "skypilot" / "MANIFEST.csv").open(newline="")))))
     recordings.extend(fixture_recordings())
+    recordings.extend(ecb_recordings())
     recordings.sort(key=lambda r: (r["recorded_at"], r["source"]))
     (HERE / "index.json").write_text(json.dumps({"recordings": recordings}, indent=1))
     print(f"{len(recordings)} recordings")

@@ -232,3 +232,40 @@ def _gcp_recording(rows, date, recorded_at, catalog_file) -> dict:
         token = next_token
     return _recording("gcp", "reconstructed", f"page 1: the real opencost SKU page (2023); pages 2+: NOT captures, GPU "
                       f"SKUs rebuilt from {catalog_file} (real per-GPU prices)", routes, recorded_at)
+
+
+def ecb_recordings(first_day: str = "2026-04-02", last_day: str = "2026-05-01") -> list[dict]:
+    """The ECB daily file of every replay day, rebuilt from the real history file (tests/fixtures/ecb): the row of
+    the last business day on or before that day, in the daily file's layout, zipped like eurofxref.zip."""
+    import io
+    import zipfile
+    from datetime import date, timedelta
+
+    from scrapers.ecb import DAILY_URL
+
+    with zipfile.ZipFile(FIXTURES / "ecb" / "eurofxref-hist.zip") as archive:
+        rows = list(csv.reader(io.StringIO(archive.read("eurofxref-hist.csv").decode())))
+    header, history = rows[0], {row[0]: row for row in rows[1:]}
+    recordings = []
+    day, last = date.fromisoformat(first_day), date.fromisoformat(last_day)
+    while day <= last:
+        business_day = max(d for d in history if d <= day.isoformat())
+        row = history[business_day]
+        quoted = [(currency, value) for currency, value in zip(header[1:], row[1:], strict=False)
+                  if currency and value and value != "N/A"]
+        published = date.fromisoformat(business_day)
+        text = (", ".join(["Date"] + [c for c, _ in quoted]) + ", \n"
+                + ", ".join([f"{published.day:02d} {published:%B %Y}"] + [v for _, v in quoted]) + ", \n")
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as daily:
+            daily.writestr(zipfile.ZipInfo("eurofxref.csv", date_time=(published.year, published.month,
+                                                                       published.day, 16, 0, 0)), text)
+        relative = f"ecb/reconstructed_eurofxref_{day.isoformat()}.zip"
+        (HERE / relative).parent.mkdir(parents=True, exist_ok=True)
+        (HERE / relative).write_bytes(buffer.getvalue())
+        recordings.append(_recording(
+            "ecb-fx", "reconstructed",
+            f"NOT a capture: the daily file rebuilt from the real ECB history file (rates of {business_day})",
+            {DAILY_URL: relative}, recorded_at=f"{day.isoformat()}T16:00:00+00:00"))
+        day += timedelta(days=1)
+    return recordings
