@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from scrapers.http import HttpClient
 
 CHANNELS = ("cloud", "retail")
-PRICING_TYPES = ("on_demand", "spot", "reserved_1y", "reserved_3y", "selling")
+PRICING_TYPES = ("on_demand", "spot", "reserved_1y", "reserved_3y", "purchase")
 # What one price is per. `instance_term` = the total for a whole reservation term (Azure reservations).
 PRICE_UNITS = ("gpu_hour", "instance_hour", "instance_term", "card")
 
@@ -65,6 +65,10 @@ class Offer:
     in_stock: bool | None = None
     url: str | None = None
     document_index: int = 0  # which raw document of the run it came from
+    price_role: str = "selling"  # selling | list | shipping (a shipping charge is its own row)
+    # Set by a parser for a listing that is not a sellable GPU card (a prebuilt PC, a box, a part): the integrity
+    # check quarantines the row with this reason instead of loading it.
+    reject_reason: str | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -48,6 +48,7 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "url": pl.String,
     "landing_ref": pl.String,
     "is_synthetic": pl.Boolean,
+    "reject_reason": pl.String,  # not stored in raw.offers: the integrity check turns it into a quarantine reason
 }
 OFFER_KEY = ["run_id", "parser_version", "offer_id", "pricing_type", "bundled"]
 
@@ -109,7 +110,7 @@ def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> tuple
                 "price": offer.price,
                 "currency": offer.currency.upper(),
                 "price_unit": offer.price_unit,
-                "price_role": "selling",
+                "price_role": offer.price_role,
                 "price_usd": offer.price if offer.currency.upper() == "USD" else None,
                 "price_per_gpu_hour_usd": price_per_gpu_hour_usd(offer),
                 "price_per_unit": price_per_unit(offer),
@@ -122,6 +123,7 @@ def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> tuple
                 "url": offer.url,
                 "landing_ref": run.landing_ref(offer.document_index),
                 "is_synthetic": run.is_synthetic,
+                "reject_reason": offer.reject_reason,
             }
         )
     frame = pl.DataFrame(rows, schema=OFFER_SCHEMA, orient="row") if rows else pl.DataFrame(schema=OFFER_SCHEMA)

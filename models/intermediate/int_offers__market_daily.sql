@@ -45,6 +45,7 @@ select *
 from priced
 where market_channel is not null
   and unit_price_usd is not null
+  and price_role = 'selling'  -- a shipping charge or list price is not what the item sells for
   and (
       (price_per = 'gpu_hour' and includes_host_vm)
       or (price_per = 'card' and coalesce(in_stock, true))

@@ -1,0 +1,89 @@
+"""JD.com (京东) prices from the stock endpoint `c0.3.cn/stock`, whose `stock.jdPrice` carries `p` (the current
+price), `op` (the guide price) and `m` (a maximum, sometimes a placeholder such as 9999.00). Prices are CNY: JD
+decides the currency, whatever glyph a page shows (¥ means JPY elsewhere). Failure shapes seen in public scraper
+code: `{"error": "pdos_captcha"}` (blocked), `"p": "-1.00"` (no price: off shelf), a JSONP wrapper when a callback is
+passed. The response has no title, so the watch list names the GPU of each SKU."""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal, InvalidOperation
+from urllib.parse import urlencode
+
+from scrapers.base import Expectations, Offer, RawDocument, Source
+from scrapers.errors import BlockedError, ParseError
+from scrapers.http import HttpClient
+from scrapers.retail import classify_listing
+from scrapers.watchlist import watchlist
+
+STOCK_URL = "https://c0.3.cn/stock"
+# StockState: 33 现货 (in stock), 40 可配货 (can be allocated), 34 无货 (none); anything else: unknown.
+STOCK_STATES = {33: True, 40: True, 34: False}
+_JSONP = re.compile(r"^\s*[\w$.]+\((.*)\)\s*;?\s*$", re.S)
+
+
+def _payload(document: RawDocument) -> dict:
+    text = document.body.decode("utf-8", "replace").strip()
+    wrapped = _JSONP.match(text)
+    try:
+        data = json.loads(wrapped.group(1) if wrapped else text)
+    except ValueError as error:
+        raise ParseError(f"JD stock response is not JSON: {error}") from error
+    if isinstance(data, dict) and data.get("error"):
+        if "captcha" in str(data["error"]):
+            raise BlockedError(f"JD answered {data['error']!r} (captcha)")
+        raise ParseError(f"JD answered an error: {data['error']!r}")
+    if not isinstance(data, dict) or not isinstance(data.get("stock"), dict):
+        raise ParseError("JD stock response without a `stock` object")
+    return data["stock"]
+
+
+class JdStock(Source):
+    id = "jd"
+    channel = "retail"
+    provider = "jd"
+    description = "JD.com prices (CNY) from the stock endpoint, SKUs from the watch list"
+    pricing_types = ("purchase",)
+    hosts = ("c0.3.cn",)
+    status = "parser tested on a real stock response and the documented failure shapes"
+    expectations = Expectations(frozenset(), min_offers=1)
+
+    def __init__(self, items: list[dict] | None = None, area: str | None = None):
+        config = watchlist("jd")
+        self.items = items if items is not None else config.get("items", [])
+        self.area = area or config.get("area", "1_72_4137_0")
+
+    def url(self, item: dict) -> str:
+        query = {"skuId": item["sku"], "area": self.area, "venderId": item.get("vender_id", ""),
+                 "cat": item.get("cat", ""), "buyNum": 1}
+        return f"{STOCK_URL}?{urlencode(query)}"
+
+    async def fetch(self, client: HttpClient) -> list[RawDocument]:
+        return [await client.get(self.url(item)) for item in self.items]
+
+    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+        gpu_by_sku = {str(item["sku"]): item.get("gpu", "") for item in self.items}
+        offers = []
+        for index, document in enumerate(documents):
+            stock = _payload(document)
+            sku = str(stock.get("skuId") or stock.get("realSkuId") or "")
+            price = (stock.get("jdPrice") or {}).get("p")
+            try:
+                amount = Decimal(str(price))
+            except (InvalidOperation, TypeError):
+                raise ParseError(f"JD sku {sku}: jdPrice.p {price!r} is not a number") from None
+            if amount <= 0:  # -1.00: no price (off shelf): no observation, not a zero price
+                continue
+            label = gpu_by_sku.get(sku, "")
+            listing = classify_listing(label, scope=self.provider)
+            offers.append(Offer(
+                source=self.id, channel="retail", provider=self.provider, offer_id=sku,
+                raw_gpu_name=listing.raw_gpu_name or label or sku, gpu_id=listing.gpu_id, gpu_count=1,
+                pricing_type="purchase", price=amount, currency="CNY", price_unit="card", region=self.area,
+                title=label or None, bundled=False, condition="new", seller_type="retailer",
+                in_stock=STOCK_STATES.get(stock.get("StockState")),
+                url=f"https://item.jd.com/{sku}.html", document_index=index,
+                reject_reason=None if listing.is_card else f"watch-list label is not a GPU card: {listing.reason}",
+            ))
+        return offers

@@ -1,0 +1,92 @@
+"""Newegg product pages. The page embeds `window.__initialState__` whose ItemDetail carries the item number
+(`14-137-609`), title, UnitCost (the item price), ShippingCharge, FinalPrice (= UnitCost + shipping: never the item
+price), Instock and the marketplace seller. Item numbers starting `14-` are video cards and `83-` prebuilt PCs
+(observed in the saved pages); "Combo" pages price a GPU with RAM or a PSU and are set aside as bundles.
+Sold-out pages keep UnitCost: the price is still a data point, recorded with in_stock = false."""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+
+from scrapers.base import Expectations, Offer, RawDocument, Source
+from scrapers.errors import ParseError
+from scrapers.http import HttpClient
+from scrapers.retail import classify_listing, raise_if_blocked
+from scrapers.watchlist import watchlist
+
+_STATE = re.compile(r"window\.__initialState__\s*=\s*")
+
+
+def _initial_state(html: str) -> dict | None:
+    found = _STATE.search(html)
+    if not found:
+        return None
+    try:
+        state, _ = json.JSONDecoder().raw_decode(html[found.end():])
+    except ValueError as error:
+        raise ParseError(f"Newegg __initialState__ is not readable JSON: {error}") from error
+    return state
+
+
+class NeweggProducts(Source):
+    id = "newegg"
+    channel = "retail"
+    provider = "newegg"
+    description = "Newegg product pages from the watch list (`__initialState__.ItemDetail`)"
+    pricing_types = ("purchase",)
+    hosts = ("www.newegg.com",)
+    status = "parser tested on real 2020 product pages (card sold out, prebuilt PC, combo)"
+    expectations = Expectations(frozenset(), min_offers=1)
+
+    def __init__(self, products: list[str] | None = None):
+        self.products = products if products is not None else watchlist("newegg").get("products", [])
+
+    async def fetch(self, client: HttpClient) -> list[RawDocument]:
+        return [await client.get(url) for url in self.products]
+
+    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+        offers = []
+        for index, document in enumerate(documents):
+            html = document.body.decode("utf-8", "replace")
+            raise_if_blocked(html, document.url)
+            offers.extend(self._parse_page(html, document.url, index))
+        return offers
+
+    def _parse_page(self, html: str, url: str, index: int) -> list[Offer]:
+        state = _initial_state(html)
+        if state is None:
+            if "Combo" in html and 'itemprop="price"' in html:
+                combo = re.search(r'itemprop="price"\s+content="([\d.]+)"', html)
+                return [self._offer(url, "combo", "Newegg combo bundle", Decimal(combo.group(1)) if combo else Decimal(0),
+                                    None, index, reject="bundle (combo: a GPU priced with other parts)")]
+            raise ParseError("Newegg page without window.__initialState__ (layout changed?)")
+        detail = state.get("ItemDetail")
+        if not isinstance(detail, dict) or detail.get("UnitCost") is None:
+            raise ParseError("Newegg __initialState__ without ItemDetail.UnitCost")
+        item = str(detail.get("Item") or "")
+        description = detail.get("Description") or {}
+        title = description.get("Title") if isinstance(description, dict) else str(description)
+        seller = (detail.get("Seller") or {}).get("SellerName")
+        offers = [self._offer(url, item, title, Decimal(str(detail["UnitCost"])), bool(detail.get("Instock")), index,
+                              seller=seller)]
+        shipping = Decimal(str(detail.get("ShippingCharge") or 0))
+        if shipping > Decimal("0.01"):  # 0.01 marks "no separate charge" in the saved pages
+            offers.append(self._offer(url, f"{item}:shipping", title, shipping, bool(detail.get("Instock")), index,
+                                      seller=seller, role="shipping"))
+        return offers
+
+    def _offer(self, url, item, title, price, in_stock, index, seller=None, role="selling", reject=None) -> Offer:
+        listing = classify_listing(title or "", scope=self.provider)
+        if reject is None and item and not item.startswith("14-"):
+            reject = listing.reason or f"not a video card (Newegg item {item})"
+        elif reject is None and not listing.is_card:
+            reject = listing.reason
+        return Offer(
+            source=self.id, channel="retail", provider=self.provider, offer_id=item or url,
+            raw_gpu_name=listing.raw_gpu_name or (title or "")[:120], gpu_id=listing.gpu_id, gpu_count=1,
+            pricing_type="purchase", price=price, currency="USD", price_unit="card", region="US", title=title,
+            bundled=False, condition="new", seller_type="marketplace" if seller else "retailer", in_stock=in_stock,
+            url=url, document_index=index, price_role=role, reject_reason=reject,
+        )

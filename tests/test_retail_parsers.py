@@ -1,0 +1,158 @@
+"""Retail building blocks on the real saved pages (tests/fixtures/retail, origins in ../PROVENANCE.md): price strings
+with the site's currency, blocked pages, listing classification, structured product data, Newegg and JD."""
+
+from __future__ import annotations
+
+import csv
+import json
+from decimal import Decimal
+
+import pytest
+
+from conftest import FIXTURES, raw_document
+from scrapers.errors import BlockedError, ParseError
+from scrapers.jd import JdStock
+from scrapers.newegg import NeweggProducts
+from scrapers.retail import classify_listing, parse_price, parse_range, raise_if_blocked, structured_offers
+
+RETAIL = FIXTURES / "retail"
+PRICE_ROLES = {"selling", "shipping", "bundle_price", "reference_list", "was_price", "list_price", "range_low",
+               "selling_converted"}
+NOT_PRICES = {"financing", "offer_listing", "unit_price", "coupon", "threshold", "not_price", "missing"}
+# Strings whose right value needs more than the string: Newegg FinalPrice (the parser reads UnitCost instead),
+# Walmart's whole-dollar span (the parser reads itemprop=price@content); the eBay ghost card is dropped by id.
+NEEDS_CONTEXT = ("FinalPrice", "price-characteristic", "ghost")
+
+
+def observed_strings():
+    with (RETAIL / "price_strings_observed.csv").open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            if not any(marker in row["where"] + row["role"] for marker in NEEDS_CONTEXT):
+                yield pytest.param(row, id=row["string"][:40])
+
+
+@pytest.mark.parametrize("row", list(observed_strings()))
+def test_every_observed_price_string(row):
+    amount = parse_price(row["string"], row["expected_iso"] or "USD")
+    if row["role"] in NOT_PRICES:
+        assert amount is None, f"{row['string']!r} is {row['role']}, not a price"
+    else:
+        assert row["role"] in PRICE_ROLES
+        assert amount == Decimal(row["expected_amount"])
+
+
+def test_wan_multiplier_and_ranges():
+    assert parse_price("23.5万", "CNY") == Decimal("235000.00")
+    assert parse_range("EUR 2,99 bis EUR 7,99", "EUR") == (Decimal("2.99"), Decimal("7.99"))
+    assert parse_range("$1,299.99 to $1,499.99", "USD") == (Decimal("1299.99"), Decimal("1499.99"))
+    assert parse_range("$1,499.99", "USD") is None
+    assert parse_price("$0.00", "USD") is None  # a zero is no price
+
+
+def test_blocked_pages_are_no_observation():
+    with pytest.raises(BlockedError, match="eBay bot challenge"):
+        raise_if_blocked((RETAIL / "ebay" / "ebay_antibot_challenge_pardon_our_interruption_2026.html").read_bytes())
+    with pytest.raises(BlockedError, match="JD login"):
+        raise_if_blocked(b"<html></html>", "https://passport.jd.com/new/login.aspx?ReturnUrl=item")
+    raise_if_blocked((RETAIL / "newegg" / "newegg_product_msi_rtx3080_suprimx_soldout_2020.html").read_bytes())
+
+
+@pytest.mark.parametrize(("title", "is_card", "gpu_id", "reason"), [
+    ("MSI GeForce RTX 4090 SUPRIM X 24G Video Card", True, "rtx-4090-24gb", None),
+    ("NVIDIA H100 PCIe 80GB HBM2e", True, "h100-pcie-80gb", None),
+    ("PNY NVIDIA RTX A6000 48GB GDDR6", True, "rtx-a6000-48gb", None),
+    ("ABS Gladiator Gaming PC - Intel i7 10700K - GeForce RTX 3080", False, None, "prebuilt PC"),
+    ("EVGA RTX 3080 FTW3 - box only, no card", False, None, "box only"),
+    ("EK Quantum Vector RTX 4090 water block", False, None, "part or accessory"),
+    ("RTX 3090 for parts not working", False, None, "for parts"),
+    ("GPU + 32GB DDR4 RAM combo RTX 4080", False, None, "bundle"),
+    ("Anker PowerCore 10000 portable charger", False, None, "no GPU model in the title"),
+])
+def test_listing_classification(title, is_card, gpu_id, reason):
+    listing = classify_listing(title)
+    assert (listing.is_card, listing.gpu_id, listing.reason) == (is_card, gpu_id, reason)
+
+
+def test_structured_product_data_in_its_three_forms():
+    microdata = structured_offers((RETAIL / "generic_jsonld_og" / "extruct_schemaorg_microdata_product.html").read_text())
+    expected = json.loads((RETAIL / "generic_jsonld_og" / "extruct_schemaorg_microdata_product.expected.json").read_text())
+    offer = expected[0]["properties"]["offers"]["properties"]
+    assert microdata[0].price == Decimal(offer["price"].strip()) and microdata[0].currency == offer["priceCurrency"]
+    assert microdata[0].in_stock is True
+
+    sale = structured_offers((RETAIL / "generic_jsonld_og" / "rejuvenation_sale_jsonld_list_vs_og_sale.html").read_text())
+    assert {(o.origin, o.price) for o in sale} == {("json-ld", Decimal("150.00")), ("opengraph", Decimal("120.00"))}
+    empty = structured_offers((RETAIL / "generic_jsonld_og" / "potterybarn_unavailable_jsonld_price_empty_object.html").read_text())
+    assert empty[0].price is None and empty[0].in_stock is False  # "price": {} is no price, never 0
+    bare = structured_offers((RETAIL / "generic_jsonld_og" / "overstock_jsonld_availability_no_prefix.html").read_text())
+    assert bare[0].in_stock is True  # availability "InStock" without the schema.org prefix
+    comma = structured_offers((RETAIL / "generic_jsonld_og" / "etsy_es_listing_og_price_decimal_comma.html").read_text())
+    assert any(o.origin == "opengraph" and o.price == Decimal("48.00") for o in comma)
+    for broken in ("extruct_jsonld_with_js_comment.html", "extruct_jsonld_with_control_chars.html"):
+        assert structured_offers((RETAIL / "generic_jsonld_og" / broken).read_text()) == []  # no crash, no Product
+
+
+def newegg_offers(name: str):
+    page = (RETAIL / "newegg" / name).read_bytes()
+    return NeweggProducts(products=[]).parse([raw_document(page, "https://www.newegg.com/p/N82E16814137609")])
+
+
+def test_newegg_sold_out_card_keeps_its_item_price_and_shipping_apart():
+    offers = {o.price_role: o for o in newegg_offers("newegg_product_msi_rtx3080_suprimx_soldout_2020.html")}
+    card, shipping = offers["selling"], offers["shipping"]
+    assert (card.price, card.currency, card.price_unit, card.in_stock) == (Decimal("899.99"), "USD", "card", False)
+    assert shipping.price == Decimal("9.99") and card.reject_reason is None  # FinalPrice 909.98 is never the price
+    assert card.raw_gpu_name.startswith("RTX 3080")
+
+
+def test_newegg_prebuilt_pc_and_combo_are_set_aside_with_a_reason():
+    prebuilt = newegg_offers("newegg_product_prebuilt_rtx3080_instock_2020.html")
+    assert {o.reject_reason for o in prebuilt} == {"prebuilt PC"}
+    combo = newegg_offers("newegg_combo_rtx3080_plus_ram_2020.html")
+    assert combo[0].reject_reason.startswith("bundle")
+
+
+def test_newegg_changed_layout_is_a_parse_error():
+    with pytest.raises(ParseError, match="__initialState__"):
+        NeweggProducts(products=[]).parse([raw_document(b"<html><body>New look</body></html>")])
+
+
+def jd(body: bytes, gpu: str = "NVIDIA RTX 4090 24GB"):
+    source = JdStock(items=[{"sku": "100004770235", "gpu": gpu}], area="1_72_4137_0")
+    return source.parse([raw_document(body, "https://c0.3.cn/stock?skuId=100004770235")])
+
+
+def test_jd_stock_price_is_cny_whatever_the_glyph():
+    real = (RETAIL / "jd" / "jd_c0_3_cn_stock_sku100004770235.json").read_bytes()
+    [offer] = jd(real)
+    assert (offer.price, offer.currency, offer.in_stock, offer.gpu_id) == (Decimal("5499.00"), "CNY", True, "rtx-4090-24gb")
+    [wrapped] = jd(b"jQuery123(" + real + b");")
+    assert wrapped.price == offer.price
+
+
+def test_jd_failure_shapes():
+    with pytest.raises(BlockedError):
+        jd(b'{"error":"pdos_captcha"}')
+    assert jd(b'{"stock": {"skuId": 100004770235, "jdPrice": {"p": "-1.00", "m": "9999.00"}}}') == []
+    with pytest.raises(ParseError):
+        jd(b'[{"p": "5499.00"}]')
+    [labelled_wrong] = jd((RETAIL / "jd" / "jd_c0_3_cn_stock_sku100004770235.json").read_bytes(), gpu="iPhone 11")
+    assert labelled_wrong.reject_reason.startswith("watch-list label is not a GPU card")
+
+
+def test_listings_set_aside_are_quarantined_not_counted_as_a_broken_page():
+    from datetime import UTC, datetime
+
+    from scrapers.base import Expectations
+    from warehouse.integrity import check
+    from warehouse.landing import LandedRun
+    from warehouse.normalize import normalize
+
+    offers = (newegg_offers("newegg_product_prebuilt_rtx3080_instock_2020.html")
+              + newegg_offers("newegg_product_msi_rtx3080_suprimx_soldout_2020.html"))
+    run = LandedRun("newegg", "r", datetime(2026, 4, 2, tzinfo=UTC), "stale_capture", RETAIL, [raw_document(b"")], ["d"])
+    frame, _ = normalize(offers, run, 1)
+    result = check(frame, Expectations(frozenset(), min_offers=1))
+    assert result.passed  # two of four rows set aside: a search page full of PCs is not a changed layout
+    assert set(result.rejected.get_column("reason").to_list()) == {"prebuilt PC"}
+    assert "reject_reason" not in result.accepted.columns  # never stored in raw.offers
