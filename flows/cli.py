@@ -251,6 +251,20 @@ def cmd_dashboard(args) -> int:
     return 0
 
 
+def cmd_quotes(args) -> int:
+    from warehouse.quotes import QuoteFileError, load_quotes
+
+    try:
+        load_id, count, already = load_quotes(Path(args.file))
+    except (QuoteFileError, FileNotFoundError) as error:
+        print(f"gpuprices quotes: {error}", file=sys.stderr)
+        return 2
+    print(f"{args.file}: already loaded as {load_id}" if already else f"{args.file}: {count} quotes loaded ({load_id})")
+    if count and not args.no_build:
+        stages.build()
+    return 0
+
+
 def cmd_schema(args) -> int:
     from warehouse.docs import schema_markdown
 
@@ -341,6 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="serving: a stated output throughput of the whole deployment (default: roofline estimate)")
     est.add_argument("--json", action="store_true", help="an object (a list when ranked), full precision")
     est.set_defaults(func=cmd_estimate)
+
+    quotes = commands.add_parser("quotes", help="broker and reseller quotes: load a CSV")
+    quotes.add_argument("action", choices=["load"])
+    quotes.add_argument("file", help="CSV with columns date,gpu,low,high,currency,source_note")
+    quotes.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
+    quotes.set_defaults(func=cmd_quotes)
 
     dash = commands.add_parser("dashboard", help="build the static dashboard site (<home>/site) or serve it locally")
     dash.add_argument("action", choices=["build", "serve"])

@@ -97,7 +97,7 @@ class EcbReferenceRates(Source):
         self.url = url
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(self.url)]
+        return [await client.get(self.url, allowed_hosts=self.hosts)]
 
     def parse(self, documents: list[RawDocument]) -> list[FxRate]:
         return parse_rates(documents, self.id)

@@ -60,7 +60,7 @@ class JdStock(Source):
         return f"{STOCK_URL}?{urlencode(query)}"
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(self.url(item)) for item in self.items]
+        return [await client.get(self.url(item), allowed_hosts=self.hosts) for item in self.items]
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         gpu_by_sku = {str(item["sku"]): item.get("gpu", "") for item in self.items}

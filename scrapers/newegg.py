@@ -44,7 +44,7 @@ class NeweggProducts(Source):
         self.products = products if products is not None else watchlist("newegg").get("products", [])
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(url) for url in self.products]
+        return [await client.get(url, allowed_hosts=self.hosts) for url in self.products]
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers = []

@@ -156,3 +156,32 @@ def test_listings_set_aside_are_quarantined_not_counted_as_a_broken_page():
     assert result.passed  # two of four rows set aside: a search page full of PCs is not a changed layout
     assert set(result.rejected.get_column("reason").to_list()) == {"prebuilt PC"}
     assert "reject_reason" not in result.accepted.columns  # never stored in raw.offers
+
+
+def ebay_offers():
+    from scrapers.ebay import EbaySearch
+
+    page = (RETAIL / "ebay" / "ebay_com_search_kitchen_accessories_scard_2026.html").read_bytes()
+    return EbaySearch(queries=[]).parse([raw_document(page, "https://www.ebay.com/sch/i.html?_nkw=x")])
+
+
+def test_ebay_scard_page_drops_the_ghost_card_and_keeps_clean_titles():
+    offers = ebay_offers()
+    assert len(offers) == 60  # 62 cards, the "Shop on eBay" ghost twice
+    assert not any(o.offer_id == "2500219655424533" or o.title == "Shop on eBay" for o in offers)
+    assert not any("Opens in a new window" in o.title for o in offers)
+    wok = next(o for o in offers if o.offer_id == "277612251032")
+    assert wok.price == Decimal("3.15") and wok.url == "https://www.ebay.com/itm/277612251032"  # "$3.15$3.42"
+    assert {o.condition for o in offers} <= {"new", "used", "refurbished", "open_box", "for_parts"}
+    # kitchen racks are not GPU cards: every row set aside with a reason, none loaded as a price
+    assert all(o.reject_reason for o in offers) and {o.seller_type for o in offers} == {"marketplace"}
+
+
+def test_ebay_bot_challenge_is_blocked_not_empty():
+    from scrapers.ebay import EbaySearch
+
+    page = (RETAIL / "ebay" / "ebay_antibot_challenge_pardon_our_interruption_2026.html").read_bytes()
+    with pytest.raises(BlockedError):
+        EbaySearch(queries=[]).parse([raw_document(page)])
+    with pytest.raises(ParseError, match="layout changed"):
+        EbaySearch(queries=[]).parse([raw_document(b"<html><ul class='results'></ul></html>")])

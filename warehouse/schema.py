@@ -60,6 +60,19 @@ RAW_TABLES = {
         is_synthetic           BOOLEAN NOT NULL,
         price_per_unit         DECIMAL(18, 6)             -- per GPU-hour (rentals) or per card, in `currency`
     """,
+    "raw.quotes": """
+        load_id       VARCHAR NOT NULL,          -- one loaded file (sha256 of its bytes: the same file loads once)
+        line          INTEGER NOT NULL,
+        quote_date    DATE NOT NULL,
+        raw_gpu_name  VARCHAR NOT NULL,
+        gpu_id        VARCHAR,                   -- resolved at load; the models resolve again from raw_gpu_name
+        low_price     DECIMAL(24, 4) NOT NULL,   -- per card, in `currency`
+        high_price    DECIMAL(24, 4) NOT NULL,
+        currency      VARCHAR NOT NULL,
+        source_note   VARCHAR,                   -- who quoted it, how (broker, reseller, chat...)
+        file_name     VARCHAR NOT NULL,
+        loaded_at     TIMESTAMPTZ NOT NULL
+    """,
     "raw.fx_rates": """
         run_id          VARCHAR NOT NULL,
         parser_version  INTEGER NOT NULL,
