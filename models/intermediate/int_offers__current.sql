@@ -20,8 +20,7 @@ current_parse as (
 ),
 
 aliases as (
-    select coalesce(scope, '') as scope, {{ gpu_name_key('raw_name') }} as name_key, gpu_id
-    from {{ ref('gpu_aliases') }}
+    {{ gpu_alias_keys() }}
 ),
 
 resolved as (
@@ -29,12 +28,7 @@ resolved as (
         current_parse.*,
         coalesce(scoped.gpu_id, global_alias.gpu_id) as gpu_id
     from current_parse
-    left join aliases as scoped
-        on scoped.scope = current_parse.provider
-        and scoped.name_key = {{ gpu_name_key('current_parse.raw_gpu_name') }}
-    left join aliases as global_alias
-        on global_alias.scope = ''
-        and global_alias.name_key = {{ gpu_name_key('current_parse.raw_gpu_name') }}
+    {{ gpu_alias_joins('current_parse.raw_gpu_name', 'current_parse.provider') }}
 ),
 
 fx_rates as (
@@ -46,18 +40,14 @@ fx_rates as (
 converted as (
     select
         resolved.* exclude (price_usd, price_per_gpu_hour_usd, is_synthetic),
-        case
-            when resolved.currency = 'USD' then resolved.price_usd
-            when resolved.observed_date - fx_rates.rate_date <= 7
-                then cast(resolved.price * fx_rates.usd_per_unit as decimal(24, 10))
-        end as price_usd,
-        case
-            when resolved.currency = 'USD' then resolved.price_per_gpu_hour_usd
-            when resolved.channel = 'cloud' and resolved.observed_date - fx_rates.rate_date <= 7
-                then cast(resolved.price_per_unit * fx_rates.usd_per_unit as decimal(18, 6))
+        cast({{ usd_at_fx_rate('resolved.price', 'resolved.currency', 'resolved.observed_date',
+                               usd_amount='resolved.price_usd') }} as decimal(24, 10)) as price_usd,
+        -- USD rows keep the figure computed at load (rows loaded before price_per_unit existed have only that)
+        case when resolved.channel = 'cloud' then cast(
+            {{ usd_at_fx_rate('resolved.price_per_unit', 'resolved.currency', 'resolved.observed_date',
+                              usd_amount='resolved.price_per_gpu_hour_usd') }} as decimal(18, 6))
         end as price_per_gpu_hour_usd,
-        case when resolved.currency <> 'USD' and resolved.observed_date - fx_rates.rate_date <= 7
-            then fx_rates.rate_date end as fx_rate_date,
+        {{ fx_rate_date_used('resolved.currency', 'resolved.observed_date') }} as fx_rate_date,
         resolved.is_synthetic or (resolved.currency <> 'USD' and coalesce(fx_rates.is_synthetic, false))
             as is_synthetic
     from resolved

@@ -7,8 +7,7 @@ with quotes as (
 ),
 
 aliases as (
-    select coalesce(scope, '') as scope, {{ gpu_name_key('raw_name') }} as name_key, gpu_id
-    from {{ ref('gpu_aliases') }}
+    {{ gpu_alias_keys() }}
 ),
 
 resolved as (
@@ -16,10 +15,7 @@ resolved as (
         quotes.*,
         coalesce(scoped.gpu_id, global_alias.gpu_id) as gpu_id
     from quotes
-    left join aliases as scoped
-        on scoped.scope = 'quotes' and scoped.name_key = {{ gpu_name_key('quotes.raw_gpu_name') }}
-    left join aliases as global_alias
-        on global_alias.scope = '' and global_alias.name_key = {{ gpu_name_key('quotes.raw_gpu_name') }}
+    {{ gpu_alias_joins('quotes.raw_gpu_name', "'quotes'") }}
 ),
 
 fx_rates as (
@@ -33,14 +29,11 @@ select
     resolved.low_price,
     resolved.high_price,
     resolved.currency,
-    case when resolved.currency = 'USD' then resolved.low_price
-         when resolved.quote_date - fx_rates.rate_date <= 7
-             then cast(resolved.low_price * fx_rates.usd_per_unit as decimal(24, 2)) end as low_price_usd,
-    case when resolved.currency = 'USD' then resolved.high_price
-         when resolved.quote_date - fx_rates.rate_date <= 7
-             then cast(resolved.high_price * fx_rates.usd_per_unit as decimal(24, 2)) end as high_price_usd,
-    case when resolved.currency <> 'USD' and resolved.quote_date - fx_rates.rate_date <= 7
-        then fx_rates.rate_date end as fx_rate_date,
+    cast({{ usd_at_fx_rate('resolved.low_price', 'resolved.currency', 'resolved.quote_date') }} as decimal(24, 2))
+        as low_price_usd,
+    cast({{ usd_at_fx_rate('resolved.high_price', 'resolved.currency', 'resolved.quote_date') }} as decimal(24, 2))
+        as high_price_usd,
+    {{ fx_rate_date_used('resolved.currency', 'resolved.quote_date') }} as fx_rate_date,
     resolved.source_note,
     resolved.file_name,
     resolved.load_id,
