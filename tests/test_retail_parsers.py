@@ -211,3 +211,15 @@ def test_a_shop_page_without_a_declared_price_is_no_observation():
     for page in ("potterybarn_unavailable_jsonld_price_empty_object.html", "globalindustrial_no_price.html"):
         document = raw_document((RETAIL / "generic_jsonld_og" / page).read_bytes(), "https://www.shop.example/p/2")
         assert ShopProductPages(products=[]).parse([document]) == []
+
+
+def test_microcenter_search_reads_the_selling_price_per_store():
+    from scrapers.microcenter import MicroCenterSearch
+
+    page = (RETAIL / "microcenter" / "microcenter_search_mechanical_keyboard_recent.html").read_bytes()
+    offers = {o.offer_id: o for o in MicroCenterSearch(queries=[], store_id="029").parse([raw_document(page)])}
+    assert len(offers) == 24
+    galleon = offers["706154@029"]  # "Original price $349.99 Save $50.00 Our price $299.99"
+    assert (galleon.price, galleon.region, galleon.seller_type) == (Decimal("299.99"), "store-029", "retailer")
+    assert galleon.url == "https://www.microcenter.com/product/706154/corsair-galleon-100-sd-stream-deck-integrated-mechanical-keyboard-black"
+    assert all(o.reject_reason for o in offers.values())  # keyboards are set aside, not loaded as GPU prices
