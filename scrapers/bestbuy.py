@@ -1,0 +1,165 @@
+"""Best Buy: pages (search results and product pages, 2020 and current layouts) and the Products API.
+
+2020 search: `li.sku-item[data-sku-id]`, title in `h4.sku-header a`, price = the FIRST span of
+`.priceView-hero-price` / `.priceView-customer-price` (the second is screen-reader text), a "Sold Out" button.
+Current search: `.product-list-item[data-product-id]`, `[data-testid=price-block-customer-price]` whose text is
+doubled ("$59.99$59.99"). 2020 product pages carry a JSON-LD Product (offers.price, availability SoldOut); current
+product pages carry none (read the h1 and the customer price block). Products API (`BESTBUY_API_KEY`):
+`products[]` with salePrice (selling) and regularPrice (list); the only sample is a hand-written response of the
+documented shape (its file name says SUSPECT)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from urllib.parse import quote
+
+from selectolax.lexbor import LexborHTMLParser
+
+from scrapers.base import Expectations, Offer, RawDocument, Source
+from scrapers.errors import ParseError
+from scrapers.http import HttpClient
+from scrapers.retail import classify_listing, parse_price, raise_if_blocked, structured_offers
+from scrapers.watchlist import watchlist
+
+BASE_URL = "https://www.bestbuy.com"
+API_URL = "https://api.bestbuy.com/v1/products"
+API_FIELDS = "sku,name,salePrice,regularPrice,onSale,condition,onlineAvailability,url"
+
+
+def _text(node) -> str:
+    return " ".join((node.text() if node is not None else "").split())
+
+
+class _BestBuyOffers:
+    provider = "bestbuy"
+
+    def _offer(self, sku, title, price, in_stock, url, index, role="selling", condition="new") -> Offer:
+        listing = classify_listing(title, scope=self.provider)
+        return Offer(
+            source=self.id, channel="retail", provider=self.provider, offer_id=f"{sku}" + ("#list" if role == "list" else ""),
+            raw_gpu_name=listing.raw_gpu_name or title[:120], gpu_id=listing.gpu_id, gpu_count=1,
+            pricing_type="purchase", price=price, currency="USD", price_unit="card", region="US", title=title,
+            bundled=False, condition=condition, seller_type="retailer", in_stock=in_stock, url=url,
+            document_index=index, price_role=role, reject_reason=None if listing.is_card else listing.reason,
+        )
+
+
+class BestBuyPages(_BestBuyOffers, Source):
+    id = "bestbuy"
+    channel = "retail"
+    description = "Best Buy search and product pages (2020 and current layouts), from the watch list"
+    pricing_types = ("purchase",)
+    hosts = ("www.bestbuy.com",)
+    status = "parser tested on real 2020 RTX 3080 search/product pages and current (non-GPU) pages"
+    expectations = Expectations(frozenset(), min_offers=1)
+
+    def __init__(self, pages: list[str] | None = None):
+        self.pages = pages if pages is not None else watchlist("bestbuy").get("pages", [])
+
+    async def fetch(self, client: HttpClient) -> list[RawDocument]:
+        return [await client.get(url, allowed_hosts=self.hosts) for url in self.pages]
+
+    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+        offers: dict[str, Offer] = {}
+        for index, document in enumerate(documents):
+            html = document.body.decode("utf-8", "replace")
+            raise_if_blocked(html, document.url)
+            tree = LexborHTMLParser(html)
+            found = (self._search_2020(tree, index) or self._search_current(tree, index)
+                     or self._product(tree, html, document.url, index))
+            if not found:
+                raise ParseError("Best Buy page with no results, product or price we know (layout changed?)")
+            for offer in found:
+                offers.setdefault(offer.offer_id, offer)
+        return list(offers.values())
+
+    def _search_2020(self, tree, index) -> list[Offer]:
+        offers = []
+        for item in tree.css("li.sku-item[data-sku-id]"):
+            link = item.css_first("h4.sku-header a") or item.css_first(".sku-title a")
+            span = item.css_first(".priceView-hero-price span") or item.css_first(".priceView-customer-price span")
+            price = parse_price(span.text() if span else None, "USD")
+            if link is None or price is None:
+                continue
+            button = _text(item.css_first(".fulfillment-add-to-cart-button") or item.css_first("button"))
+            in_stock = False if "sold out" in button.lower() else True if "add to cart" in button.lower() else None
+            offers.append(self._offer(item.attributes["data-sku-id"], _text(link), price, in_stock,
+                                      BASE_URL + link.attributes.get("href", "").split("?", 1)[0], index))
+        return offers
+
+    def _search_current(self, tree, index) -> list[Offer]:
+        offers = []
+        for item in tree.css(".product-list-item[data-product-id]"):
+            title = _text(item.css_first("h2") or item.css_first(".product-title"))
+            block = item.css_first('[data-testid="price-block-customer-price"]')
+            price = parse_price(block.text() if block else None, "USD")  # "$59.99$59.99": the first one
+            link = item.css_first('a[href*=".p?"]') or item.css_first("a[href]")
+            if not title or price is None:
+                continue  # a lazy skeleton without a price yet: no observation
+            href = link.attributes.get("href", "") if link else ""
+            offers.append(self._offer(item.attributes["data-product-id"], title, price, None,
+                                      (href if href.startswith("http") else BASE_URL + href).split("?", 1)[0], index))
+        return offers
+
+    def _product(self, tree, html, url, index) -> list[Offer]:
+        declared = [o for o in structured_offers(html) if o.origin == "json-ld" and o.price is not None]
+        sku = url.rsplit("skuId=", 1)[-1] if "skuId=" in url else url.rstrip("/").rsplit("/", 1)[-1].split(".p")[0]
+        if declared:
+            offer = declared[0]
+            return [self._offer(sku, offer.title or "", offer.price, offer.in_stock, url.split("?", 1)[0], index,
+                                condition=offer.condition or "new")]
+        heading = tree.css_first("h1")
+        block = tree.css_first('[data-testid="price-block-customer-price"]')
+        price = parse_price(block.text() if block else None, "USD")
+        if heading is None or price is None:
+            return []
+        return [self._offer(sku, _text(heading), price, None, url.split("?", 1)[0], index)]
+
+
+class BestBuyApi(_BestBuyOffers, Source):
+    id = "bestbuy-api"
+    channel = "retail"
+    description = "Best Buy Products API v1: watch-list queries"
+    pricing_types = ("purchase",)
+    hosts = ("api.bestbuy.com",)
+    api_key_env = "BESTBUY_API_KEY"
+    status = "parser tested on a hand-written response of the documented shape (no real capture)"
+    expectations = Expectations(frozenset(), min_offers=1)
+
+    def __init__(self, queries: list[str] | None = None):
+        self.queries = queries if queries is not None else watchlist("bestbuy").get("api_queries", [])
+
+    def url(self, query: str, key: str) -> str:
+        terms = "&".join(f"search={quote(word)}" for word in query.split())
+        return f"{API_URL}(({terms}))?format=json&show={API_FIELDS}&pageSize=100&apiKey={key}"
+
+    async def fetch(self, client: HttpClient) -> list[RawDocument]:
+        key = self.require_key()
+        return [await client.get(self.url(query, key), allowed_hosts=self.hosts) for query in self.queries]
+
+    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+        offers: dict[str, Offer] = {}
+        for index, document in enumerate(documents):
+            try:
+                payload = json.loads(document.body)
+            except ValueError as error:
+                raise ParseError(f"Best Buy API answer is not JSON: {error}") from error
+            if not isinstance(payload, dict) or not isinstance(payload.get("products"), list):
+                raise ParseError(f"Best Buy API answer without products[]: {str(payload)[:200]}")
+            for product in payload["products"]:
+                sale, regular = product.get("salePrice"), product.get("regularPrice")
+                if sale is None:
+                    continue
+                sku, title = str(product["sku"]), product.get("name") or ""
+                condition = {"refurbished": "refurbished", "pre-owned": "used", "open-box": "open_box"}.get(
+                    str(product.get("condition") or "new").lower(), "new")
+                in_stock = product.get("onlineAvailability")
+                found = [self._offer(sku, title, Decimal(str(sale)), in_stock, product.get("url"), index,
+                                     condition=condition)]
+                if regular is not None and Decimal(str(regular)) != Decimal(str(sale)):
+                    found.append(self._offer(sku, title, Decimal(str(regular)), in_stock, product.get("url"), index,
+                                             role="list", condition=condition))
+                for offer in found:
+                    offers.setdefault(offer.offer_id, offer)
+        return list(offers.values())
