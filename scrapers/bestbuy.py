@@ -16,10 +16,10 @@ from urllib.parse import quote
 
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.base import Expectations, Offer, RawDocument, Source
+from scrapers.base import Offer, RawDocument
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient
-from scrapers.retail import classify_listing, parse_price, raise_if_blocked, structured_offers
+from scrapers.retail import RetailSource, parse_price, structured_offers
 from scrapers.watchlist import watchlist
 
 BASE_URL = "https://www.bestbuy.com"
@@ -31,28 +31,21 @@ def _text(node) -> str:
     return " ".join((node.text() if node is not None else "").split())
 
 
-class _BestBuyOffers:
+class _BestBuyOffers(RetailSource):
     provider = "bestbuy"
 
     def _offer(self, sku, title, price, in_stock, url, index, role="selling", condition="new") -> Offer:
-        listing = classify_listing(title, scope=self.provider)
-        return Offer(
-            source=self.id, channel="retail", provider=self.provider, offer_id=f"{sku}" + ("#list" if role == "list" else ""),
-            raw_gpu_name=listing.raw_gpu_name or title[:120], gpu_id=listing.gpu_id, gpu_count=1,
-            pricing_type="purchase", price=price, currency="USD", price_unit="card", region="US", title=title,
-            bundled=False, condition=condition, seller_type="retailer", in_stock=in_stock, url=url,
-            document_index=index, price_role=role, reject_reason=None if listing.is_card else listing.reason,
+        return self.card_offer(
+            offer_id=f"{sku}" + ("#list" if role == "list" else ""), title=title, price=price, currency="USD",
+            url=url, index=index, region="US", condition=condition, in_stock=in_stock, role=role,
         )
 
 
-class BestBuyPages(_BestBuyOffers, Source):
+class BestBuyPages(_BestBuyOffers):
     id = "bestbuy"
-    channel = "retail"
     description = "Best Buy search and product pages (2020 and current layouts), from the watch list"
-    pricing_types = ("purchase",)
     hosts = ("www.bestbuy.com",)
     status = "parser tested on real 2020 RTX 3080 search/product pages and current (non-GPU) pages"
-    expectations = Expectations(frozenset(), min_offers=1)
 
     def __init__(self, pages: list[str] | None = None):
         self.pages = pages if pages is not None else watchlist("bestbuy").get("pages", [])
@@ -60,19 +53,12 @@ class BestBuyPages(_BestBuyOffers, Source):
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         return [await client.get(url, allowed_hosts=self.hosts) for url in self.pages]
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers: dict[str, Offer] = {}
-        for index, document in enumerate(documents):
-            html = document.body.decode("utf-8", "replace")
-            raise_if_blocked(html, document.url)
-            tree = LexborHTMLParser(html)
-            found = (self._search_2020(tree, index) or self._search_current(tree, index)
-                     or self._product(tree, html, document.url, index))
-            if not found:
-                raise ParseError("Best Buy page with no results, product or price we know (layout changed?)")
-            for offer in found:
-                offers.setdefault(offer.offer_id, offer)
-        return list(offers.values())
+    def parse_page(self, html: str, url: str, index: int) -> list[Offer]:
+        tree = LexborHTMLParser(html)
+        found = self._search_2020(tree, index) or self._search_current(tree, index) or self._product(tree, html, url, index)
+        if not found:
+            raise ParseError("Best Buy page with no results, product or price we know (layout changed?)")
+        return found
 
     def _search_2020(self, tree, index) -> list[Offer]:
         offers = []
@@ -117,15 +103,12 @@ class BestBuyPages(_BestBuyOffers, Source):
         return [self._offer(sku, _text(heading), price, None, url.split("?", 1)[0], index)]
 
 
-class BestBuyApi(_BestBuyOffers, Source):
+class BestBuyApi(_BestBuyOffers):
     id = "bestbuy-api"
-    channel = "retail"
     description = "Best Buy Products API v1: watch-list queries"
-    pricing_types = ("purchase",)
     hosts = ("api.bestbuy.com",)
     api_key_env = "BESTBUY_API_KEY"
     status = "parser tested on a hand-written response of the documented shape (no real capture)"
-    expectations = Expectations(frozenset(), min_offers=1)
 
     def __init__(self, queries: list[str] | None = None):
         self.queries = queries if queries is not None else watchlist("bestbuy").get("api_queries", [])

@@ -11,10 +11,10 @@ from urllib.parse import urlencode, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.base import Expectations, Offer, RawDocument, Source
+from scrapers.base import Offer, RawDocument
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient
-from scrapers.retail import classify_listing, condition_from_text, parse_price, parse_range, raise_if_blocked
+from scrapers.retail import RetailSource, condition_from_text, parse_price, parse_range
 from scrapers.watchlist import watchlist
 
 SEARCH_URL = "https://www.ebay.com/sch/i.html"
@@ -26,15 +26,12 @@ def search_url(query: str) -> str:
     return f"{SEARCH_URL}?{urlencode({'_nkw': query, '_sacat': GPU_CATEGORY, 'LH_BIN': 1})}"
 
 
-class EbaySearch(Source):
+class EbaySearch(RetailSource):
     id = "ebay"
-    channel = "retail"
     provider = "ebay"
     description = "eBay.com search pages (s-card layout), GPU queries from the watch list"
-    pricing_types = ("purchase",)
     hosts = ("www.ebay.com",)
     status = "parser tested on a real 2026 s-card page (not GPUs) and the real bot-challenge page"
-    expectations = Expectations(frozenset(), min_offers=1)
 
     def __init__(self, queries: list[str] | None = None):
         self.queries = queries if queries is not None else watchlist("ebay").get("queries", [])
@@ -42,20 +39,12 @@ class EbaySearch(Source):
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         return [await client.get(search_url(query), allowed_hosts=self.hosts) for query in self.queries]
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers: dict[str, Offer] = {}
-        for index, document in enumerate(documents):
-            html = document.body.decode("utf-8", "replace")
-            raise_if_blocked(html, document.url)
-            tree = LexborHTMLParser(html)
-            cards = tree.css("li.s-card[data-listingid]")
-            if not cards and tree.css_first("li.s-item") is None:
-                raise ParseError("eBay page without s-card or s-item results (layout changed?)")
-            for card in cards:
-                offer = self._card(card, index)
-                if offer is not None:
-                    offers.setdefault(offer.offer_id, offer)  # a listing found by two queries counts once
-        return list(offers.values())
+    def parse_page(self, html: str, url: str, index: int) -> list[Offer]:
+        tree = LexborHTMLParser(html)
+        cards = tree.css("li.s-card[data-listingid]")
+        if not cards and tree.css_first("li.s-item") is None:
+            raise ParseError("eBay page without s-card or s-item results (layout changed?)")
+        return [offer for offer in (self._card(card, index) for card in cards) if offer is not None]
 
     def _card(self, card, index: int) -> Offer | None:
         listing_id = card.attributes.get("data-listingid") or ""
@@ -72,12 +61,8 @@ class EbaySearch(Source):
         href = link.attributes.get("href", "") if link else ""
         url = href.split("?", 1)[0] if urlsplit(href).netloc.endswith("ebay.com") else None
         subtitle = card.css_first(".s-card__subtitle")
-        listing = classify_listing(title, scope=self.provider)
-        return Offer(
-            source=self.id, channel="retail", provider=self.provider, offer_id=listing_id,
-            raw_gpu_name=listing.raw_gpu_name or title[:120], gpu_id=listing.gpu_id, gpu_count=1,
-            pricing_type="purchase", price=price, currency="USD", price_unit="card", region="US", title=title,
-            bundled=False, condition=condition_from_text(subtitle.text() if subtitle else None) or "used",
-            seller_type="marketplace", in_stock=True, url=url, document_index=index,
-            reject_reason=None if listing.is_card else listing.reason,
+        return self.card_offer(
+            offer_id=listing_id, title=title, price=price, currency="USD", url=url, index=index, region="US",
+            condition=condition_from_text(subtitle.text() if subtitle else None) or "used",
+            seller_type="marketplace", in_stock=True,
         )

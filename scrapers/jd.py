@@ -11,10 +11,10 @@ import re
 from decimal import Decimal, InvalidOperation
 from urllib.parse import urlencode
 
-from scrapers.base import Expectations, Offer, RawDocument, Source
+from scrapers.base import Offer, RawDocument
 from scrapers.errors import BlockedError, ParseError
 from scrapers.http import HttpClient
-from scrapers.retail import classify_listing
+from scrapers.retail import RetailSource
 from scrapers.watchlist import watchlist
 
 STOCK_URL = "https://c0.3.cn/stock"
@@ -39,15 +39,12 @@ def _payload(document: RawDocument) -> dict:
     return data["stock"]
 
 
-class JdStock(Source):
+class JdStock(RetailSource):
     id = "jd"
-    channel = "retail"
     provider = "jd"
     description = "JD.com prices (CNY) from the stock endpoint, SKUs from the watch list"
-    pricing_types = ("purchase",)
     hosts = ("c0.3.cn",)
     status = "parser tested on a real stock response and the documented failure shapes"
-    expectations = Expectations(frozenset(), min_offers=1)
 
     def __init__(self, items: list[dict] | None = None, area: str | None = None):
         config = watchlist("jd")
@@ -76,14 +73,10 @@ class JdStock(Source):
             if amount <= 0:  # -1.00: no price (off shelf): no observation, not a zero price
                 continue
             label = gpu_by_sku.get(sku, "")
-            listing = classify_listing(label, scope=self.provider)
-            offers.append(Offer(
-                source=self.id, channel="retail", provider=self.provider, offer_id=sku,
-                raw_gpu_name=listing.raw_gpu_name or label or sku, gpu_id=listing.gpu_id, gpu_count=1,
-                pricing_type="purchase", price=amount, currency="CNY", price_unit="card", region=self.area,
-                title=label or None, bundled=False, condition="new", seller_type="retailer",
-                in_stock=STOCK_STATES.get(stock.get("StockState")),
-                url=f"https://item.jd.com/{sku}.html", document_index=index,
-                reject_reason=None if listing.is_card else f"watch-list label is not a GPU card: {listing.reason}",
+            offers.append(self.card_offer(
+                offer_id=sku, title=label or None, price=amount, currency="CNY",
+                url=f"https://item.jd.com/{sku}.html", index=index, region=self.area,
+                in_stock=STOCK_STATES.get(stock.get("StockState")), raw_name_fallback=label or sku,
+                reject_prefix="watch-list label is not a GPU card: ",
             ))
         return offers

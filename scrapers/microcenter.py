@@ -11,10 +11,10 @@ from urllib.parse import urlencode
 
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.base import Expectations, Offer, RawDocument, Source
+from scrapers.base import Offer, RawDocument
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient
-from scrapers.retail import classify_listing, parse_price, raise_if_blocked
+from scrapers.retail import RetailSource, parse_price
 from scrapers.watchlist import watchlist
 
 BASE_URL = "https://www.microcenter.com"
@@ -25,15 +25,12 @@ def search_url(query: str, store_id: str) -> str:
     return f"{BASE_URL}/search/search_results.aspx?{urlencode({'Ntt': query, 'storeid': store_id})}"
 
 
-class MicroCenterSearch(Source):
+class MicroCenterSearch(RetailSource):
     id = "microcenter"
-    channel = "retail"
     provider = "microcenter"
     description = "Micro Center search pages per store, queries from the watch list"
-    pricing_types = ("purchase",)
     hosts = ("www.microcenter.com",)
     status = "parser tested on a real recent search page (keyboards, not GPUs)"
-    expectations = Expectations(frozenset(), min_offers=1)
 
     def __init__(self, queries: list[str] | None = None, store_id: str | None = None):
         config = watchlist("microcenter")
@@ -43,19 +40,11 @@ class MicroCenterSearch(Source):
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         return [await client.get(search_url(q, self.store_id), allowed_hosts=self.hosts) for q in self.queries]
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers: dict[str, Offer] = {}
-        for index, document in enumerate(documents):
-            html = document.body.decode("utf-8", "replace")
-            raise_if_blocked(html, document.url)
-            items = LexborHTMLParser(html).css("li.product_wrapper")
-            if not items and "product_wrapper" not in html and "no results" not in html.lower():
-                raise ParseError("Micro Center page without product_wrapper results (layout changed?)")
-            for item in items:
-                offer = self._item(item, index)
-                if offer is not None:
-                    offers.setdefault(offer.offer_id, offer)
-        return list(offers.values())
+    def parse_page(self, html: str, url: str, index: int) -> list[Offer]:
+        items = LexborHTMLParser(html).css("li.product_wrapper")
+        if not items and "product_wrapper" not in html and "no results" not in html.lower():
+            raise ParseError("Micro Center page without product_wrapper results (layout changed?)")
+        return [offer for offer in (self._item(item, index) for item in items) if offer is not None]
 
     def _item(self, item, index: int) -> Offer | None:
         link = item.css_first('a[data-id][href^="/product/"]') or item.css_first("a[data-id]")
@@ -70,15 +59,10 @@ class MicroCenterSearch(Source):
         if price is None or price <= 0:
             return None  # no price shown: no observation
         title = " ".join((link.text() or data.get("data-name") or "").split())
-        listing = classify_listing(title, scope=self.provider)
         category = (data.get("data-category") or "").lower()
-        reject = listing.reason if not listing.is_card else None
-        if reject is None and category and not any(c in category for c in GPU_CATEGORIES):
-            reject = f"not a video card (category {data.get('data-category')})"
-        return Offer(
-            source=self.id, channel="retail", provider=self.provider, offer_id=f"{data['data-id']}@{self.store_id}",
-            raw_gpu_name=listing.raw_gpu_name or title[:120], gpu_id=listing.gpu_id, gpu_count=1,
-            pricing_type="purchase", price=price, currency="USD", price_unit="card", region=f"store-{self.store_id}",
-            title=title, bundled=False, condition="new", seller_type="retailer", in_stock=None,
-            url=f"{BASE_URL}{link.attributes.get('href', '')}", document_index=index, reject_reason=reject,
+        return self.card_offer(
+            offer_id=f"{data['data-id']}@{self.store_id}", title=title, price=price, currency="USD",
+            url=f"{BASE_URL}{link.attributes.get('href', '')}", index=index, region=f"store-{self.store_id}",
+            not_a_card=f"not a video card (category {data.get('data-category')})"
+            if category and not any(c in category for c in GPU_CATEGORIES) else None,
         )

@@ -10,10 +10,10 @@ import json
 import re
 from decimal import Decimal
 
-from scrapers.base import Expectations, Offer, RawDocument, Source
+from scrapers.base import Offer, RawDocument
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient
-from scrapers.retail import classify_listing, raise_if_blocked
+from scrapers.retail import RetailSource
 from scrapers.watchlist import watchlist
 
 _STATE = re.compile(r"window\.__initialState__\s*=\s*")
@@ -30,15 +30,12 @@ def _initial_state(html: str) -> dict | None:
     return state
 
 
-class NeweggProducts(Source):
+class NeweggProducts(RetailSource):
     id = "newegg"
-    channel = "retail"
     provider = "newegg"
     description = "Newegg product pages from the watch list (`__initialState__.ItemDetail`)"
-    pricing_types = ("purchase",)
     hosts = ("www.newegg.com",)
     status = "parser tested on real 2020 product pages (card sold out, prebuilt PC, combo)"
-    expectations = Expectations(frozenset(), min_offers=1)
 
     def __init__(self, products: list[str] | None = None):
         self.products = products if products is not None else watchlist("newegg").get("products", [])
@@ -46,15 +43,7 @@ class NeweggProducts(Source):
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         return [await client.get(url, allowed_hosts=self.hosts) for url in self.products]
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            html = document.body.decode("utf-8", "replace")
-            raise_if_blocked(html, document.url)
-            offers.extend(self._parse_page(html, document.url, index))
-        return offers
-
-    def _parse_page(self, html: str, url: str, index: int) -> list[Offer]:
+    def parse_page(self, html: str, url: str, index: int) -> list[Offer]:
         state = _initial_state(html)
         if state is None:
             if "Combo" in html and 'itemprop="price"' in html:
@@ -78,15 +67,8 @@ class NeweggProducts(Source):
         return offers
 
     def _offer(self, url, item, title, price, in_stock, index, seller=None, role="selling", reject=None) -> Offer:
-        listing = classify_listing(title or "", scope=self.provider)
-        if reject is None and item and not item.startswith("14-"):
-            reject = listing.reason or f"not a video card (Newegg item {item})"
-        elif reject is None and not listing.is_card:
-            reject = listing.reason
-        return Offer(
-            source=self.id, channel="retail", provider=self.provider, offer_id=item or url,
-            raw_gpu_name=listing.raw_gpu_name or (title or "")[:120], gpu_id=listing.gpu_id, gpu_count=1,
-            pricing_type="purchase", price=price, currency="USD", price_unit="card", region="US", title=title,
-            bundled=False, condition="new", seller_type="marketplace" if seller else "retailer", in_stock=in_stock,
-            url=url, document_index=index, price_role=role, reject_reason=reject,
+        return self.card_offer(
+            offer_id=item or url, title=title, price=price, currency="USD", url=url, index=index, region="US",
+            seller_type="marketplace" if seller else "retailer", in_stock=in_stock, role=role, reject=reject,
+            not_a_card=f"not a video card (Newegg item {item})" if item and not item.startswith("14-") else None,
         )

@@ -17,6 +17,7 @@ from decimal import Decimal, InvalidOperation
 from price_parser import Price
 from selectolax.lexbor import LexborHTMLParser
 
+from scrapers.base import Expectations, Offer, RawDocument, Source
 from scrapers.errors import BlockedError
 from scrapers.gpu_names import resolve_gpu_id
 
@@ -251,3 +252,46 @@ def structured_offers(html: str) -> list[StructuredOffer]:
             if availability else None,
             condition=None, url=None, origin="microdata"))
     return found
+
+
+# -- the shape every retail source shares -------------------------------------------------------------------------
+class RetailSource(Source):
+    """A retail source: card prices bought outright. Subclasses read one page into offers (`parse_page`); the
+    loop here refuses blocked pages and counts a listing seen on two pages once."""
+
+    channel = "retail"
+    pricing_types = ("purchase",)
+    expectations = Expectations(frozenset(), min_offers=1)
+
+    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+        offers: dict[str, Offer] = {}
+        for index, document in enumerate(documents):
+            html = document.body.decode("utf-8", "replace")
+            raise_if_blocked(html, document.url)
+            for offer in self.parse_page(html, document.url, index):
+                offers.setdefault(offer.offer_id, offer)
+        return list(offers.values())
+
+    def parse_page(self, html: str, url: str, index: int) -> list[Offer]:
+        raise NotImplementedError
+
+    def card_offer(
+        self, *, offer_id: str, title: str | None, price: Decimal, currency: str, url: str | None, index: int,
+        provider: str | None = None, region: str | None = None, condition: str = "new",
+        seller_type: str = "retailer", in_stock: bool | None = None, role: str = "selling",
+        not_a_card: str | None = None, reject: str | None = None, reject_prefix: str = "",
+        raw_name_fallback: str | None = None,
+    ) -> Offer:
+        """One card listing, classified from its title: its GPU, or why it is set aside (`reject` overrides;
+        `not_a_card` is the source's own reason for a title that reads like a card, e.g. a non-GPU category)."""
+        provider = provider or self.provider
+        listing = classify_listing(title or "", scope=provider)
+        if reject is None:
+            reject = reject_prefix + listing.reason if not listing.is_card else not_a_card
+        return Offer(
+            source=self.id, channel="retail", provider=provider, offer_id=offer_id,
+            raw_gpu_name=listing.raw_gpu_name or raw_name_fallback or (title or "")[:120], gpu_id=listing.gpu_id,
+            gpu_count=1, pricing_type="purchase", price=price, currency=currency, price_unit="card", region=region,
+            title=title, bundled=False, condition=condition, seller_type=seller_type, in_stock=in_stock, url=url,
+            document_index=index, price_role=role, reject_reason=reject,
+        )

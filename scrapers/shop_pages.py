@@ -8,20 +8,17 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from scrapers.base import Expectations, Offer, RawDocument, Source
+from scrapers.base import Offer, RawDocument
 from scrapers.http import HttpClient
-from scrapers.retail import classify_listing, raise_if_blocked, structured_offers
+from scrapers.retail import RetailSource, structured_offers
 from scrapers.watchlist import watchlist
 
 
-class ShopProductPages(Source):
+class ShopProductPages(RetailSource):
     id = "shops"
-    channel = "retail"
     provider = "shops"
     description = "product pages of any shop in the watch list (JSON-LD / OpenGraph / microdata)"
-    pricing_types = ("purchase",)
     status = "parser tested on real shop pages (Costco, Etsy, Overstock, Rejuvenation, Potterybarn...)"
-    expectations = Expectations(frozenset(), min_offers=1)
 
     def __init__(self, products: list[str] | None = None):
         self.products = products if products is not None else watchlist("shops").get("products", [])
@@ -30,15 +27,7 @@ class ShopProductPages(Source):
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         return [await client.get(url, allowed_hosts=self.hosts) for url in self.products]
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            html = document.body.decode("utf-8", "replace")
-            raise_if_blocked(html, document.url)
-            offers.extend(self._page_offers(html, document.url, index))
-        return offers
-
-    def _page_offers(self, html: str, url: str, index: int) -> list[Offer]:
+    def parse_page(self, html: str, url: str, index: int) -> list[Offer]:
         declared = [o for o in structured_offers(html) if o.price is not None and o.currency]
         if not declared:
             return []
@@ -50,16 +39,12 @@ class ShopProductPages(Source):
             selling, listed = opengraph, selling
         host = (urlsplit(url).hostname or "shop").removeprefix("www.")
         title = next((o.title for o in declared if o.title), None) or ""
-        listing = classify_listing(title, scope=host)
 
         def offer(found, role: str, suffix: str = "") -> Offer:
-            return Offer(
-                source=self.id, channel="retail", provider=host, offer_id=f"{url}{suffix}",
-                raw_gpu_name=listing.raw_gpu_name or title[:120], gpu_id=listing.gpu_id, gpu_count=1,
-                pricing_type="purchase", price=found.price, currency=found.currency.upper(), price_unit="card",
-                title=title, bundled=False, condition=found.condition or "new", seller_type="retailer",
-                in_stock=found.in_stock if found.in_stock is not None else selling.in_stock, url=url,
-                document_index=index, price_role=role, reject_reason=None if listing.is_card else listing.reason,
+            return self.card_offer(
+                offer_id=f"{url}{suffix}", title=title, price=found.price, currency=found.currency.upper(), url=url,
+                index=index, provider=host, condition=found.condition or "new", role=role,
+                in_stock=found.in_stock if found.in_stock is not None else selling.in_stock,
             )
 
         return [offer(selling, "selling")] + ([offer(listed, "list", "#list")] if listed else [])

@@ -4,10 +4,7 @@ served on 127.0.0.1 to the real fetch code, then load, dbt build (with its data 
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
