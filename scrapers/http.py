@@ -126,9 +126,11 @@ class HttpClient:
         return await self.request("GET", url, allowed_hosts=allowed_hosts, headers=headers, max_bytes=max_bytes)
 
     async def post(
-        self, url: str, *, allowed_hosts: tuple[str, ...], json: object = None, headers: dict | None = None
+        self, url: str, *, allowed_hosts: tuple[str, ...], json: object = None, headers: dict | None = None,
+        form: dict | None = None,
     ) -> RawDocument:
-        return await self.request("POST", url, allowed_hosts=allowed_hosts, headers=headers, json=json)
+        """POST a JSON body (`json`) or an application/x-www-form-urlencoded one (`form`, e.g. an OAuth token)."""
+        return await self.request("POST", url, allowed_hosts=allowed_hosts, headers=headers, json=json, form=form)
 
     async def request(
         self,
@@ -139,6 +141,7 @@ class HttpClient:
         headers: dict | None = None,
         json: object = None,
         max_bytes: int | None = None,
+        form: dict | None = None,
     ) -> RawDocument:
         """Fetch `url` (the real, logical URL). Returns the final 2xx response or raises a FetchError.
         `max_bytes` raises the size cap for one known-large document (AWS offer files)."""
@@ -147,10 +150,10 @@ class HttpClient:
             host = urlsplit(url).hostname or ""
             if host not in allowed_hosts:
                 raise ForbiddenRedirect(f"refusing {url}: host {host!r} is not one of {allowed_hosts}")
-            status, body, response_headers = await self._with_retries(method, url, host, headers, json, cap)
+            status, body, response_headers = await self._with_retries(method, url, host, headers, json, form, cap)
             if 300 <= status < 400 and "location" in response_headers:
                 url = urljoin(url, response_headers["location"])
-                method, json = "GET", None
+                method, json, form = "GET", None, None
                 continue
             if not 200 <= status < 300:
                 raise FetchError(f"HTTP {status} from {url}")
@@ -163,12 +166,12 @@ class HttpClient:
             )
         raise FetchError(f"more than {self.settings.max_redirects} redirects from {url}")
 
-    async def _with_retries(self, method, url, host, headers, json, cap):
+    async def _with_retries(self, method, url, host, headers, json, form, cap):
         last_error = ""
         for attempt in range(self.settings.max_attempts):
             try:
                 async with self._gate(host):
-                    status, body, response_headers = await self._send_once(method, url, headers, json, cap)
+                    status, body, response_headers = await self._send_once(method, url, headers, json, form, cap)
             except ResponseTooLarge:
                 raise
             except (httpx.TransportError, httpx.DecodingError) as error:  # resets, timeouts, truncated gzip
@@ -189,9 +192,9 @@ class HttpClient:
                 await self._sleep(delay)
         raise FetchError(f"{url}: gave up after {self.settings.max_attempts} attempts ({last_error})", transient=True)
 
-    async def _send_once(self, method, url, headers, json, cap):
+    async def _send_once(self, method, url, headers, json, form, cap):
         self.request_count += 1
-        request = self._client.build_request(method, self._rewrite(url), headers=headers, json=json)
+        request = self._client.build_request(method, self._rewrite(url), headers=headers, json=json, data=form)
         response = await self._client.send(request, stream=True)
         try:
             declared = response.headers.get("content-length")

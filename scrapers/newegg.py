@@ -1,14 +1,17 @@
-"""Newegg product pages. The page embeds `window.__initialState__` whose ItemDetail carries the item number
+"""Newegg product pages and search pages. A product page embeds `window.__initialState__` whose ItemDetail carries the item number
 (`14-137-609`), title, UnitCost (the item price), ShippingCharge, FinalPrice (= UnitCost + shipping: never the item
 price), Instock and the marketplace seller. Item numbers starting `14-` are video cards and `83-` prebuilt PCs
 (observed in the saved pages); "Combo" pages price a GPU with RAM or a PSU and are set aside as bundles.
-Sold-out pages keep UnitCost: the price is still a data point, recorded with in_stock = false."""
+Sold-out pages keep UnitCost: the price is still a data point, recorded with in_stock = false.
+A search page (`/p/pl?d=<query>`) embeds the same state with `Products[]`: each `ItemCell` has the ItemDetail fields
+above; `IsCombo` products carry a `ComboCell` (a GPU sold with RAM or a PSU) and are set aside as bundles."""
 
 from __future__ import annotations
 
 import json
 import re
 from decimal import Decimal
+from urllib.parse import urlencode
 
 from scrapers.base import Offer, RawDocument
 from scrapers.errors import ParseError
@@ -16,6 +19,7 @@ from scrapers.http import HttpClient
 from scrapers.retail import RetailSource
 from scrapers.watchlist import watchlist
 
+SEARCH_URL = "https://www.newegg.com/p/pl"
 _STATE = re.compile(r"window\.__initialState__\s*=\s*")
 
 
@@ -33,15 +37,22 @@ def _initial_state(html: str) -> dict | None:
 class NeweggProducts(RetailSource):
     id = "newegg"
     provider = "newegg"
-    description = "Newegg product pages from the watch list (`__initialState__.ItemDetail`)"
+    description = "Newegg product and search pages from the watch list (`__initialState__`)"
     hosts = ("www.newegg.com",)
-    status = "parser tested on real 2020 product pages (card sold out, prebuilt PC, combo)"
+    status = "parser tested on real 2020 product pages (card sold out, prebuilt PC, combo) and a 2020 search page"
 
-    def __init__(self, products: list[str] | None = None):
-        self.products = products if products is not None else watchlist("newegg").get("products", [])
+    def __init__(self, products: list[str] | None = None, queries: list[str] | None = None):
+        config = watchlist("newegg")
+        self.products = products if products is not None else config.get("products", [])
+        self.queries = queries if queries is not None else config.get("queries", [])
+
+    @staticmethod
+    def search_url(query: str) -> str:
+        return f"{SEARCH_URL}?{urlencode({'d': query})}"
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(url, allowed_hosts=self.hosts) for url in self.products]
+        urls = [*self.products, *(self.search_url(query) for query in self.queries)]
+        return [await client.get(url, allowed_hosts=self.hosts) for url in urls]
 
     def parse_page(self, html: str, url: str, index: int) -> list[Offer]:
         state = _initial_state(html)
@@ -51,9 +62,29 @@ class NeweggProducts(RetailSource):
                 return [self._offer(url, "combo", "Newegg combo bundle", Decimal(combo.group(1)) if combo else Decimal(0),
                                     None, index, reject="bundle (combo: a GPU priced with other parts)")]
             raise ParseError("Newegg page without window.__initialState__ (layout changed?)")
+        if isinstance(state.get("Products"), list):
+            return [offer for product in state["Products"] for offer in self._search_product(product, index)]
         detail = state.get("ItemDetail")
         if not isinstance(detail, dict) or detail.get("UnitCost") is None:
             raise ParseError("Newegg __initialState__ without ItemDetail.UnitCost")
+        return self._item(detail, url, index)
+
+    def _search_product(self, product: dict, index: int) -> list[Offer]:
+        if product.get("IsCombo"):
+            combo = product.get("ComboCell") or {}
+            if not combo.get("UnitCost"):
+                return []
+            return [self._offer(f"https://www.newegg.com/Product/ComboDealDetails?ItemList=Combo.{combo.get('ComboID')}",
+                                f"combo:{combo.get('ComboID')}", combo.get("SolutionDescription"),
+                                Decimal(str(combo["UnitCost"])), None, index,
+                                reject="bundle (combo: a GPU priced with other parts)")]
+        cell = product.get("ItemCell")
+        if not isinstance(cell, dict) or cell.get("UnitCost") is None:
+            return []  # a sponsored tile or an item without a price: no observation
+        number = str(cell.get("Item") or "")
+        return self._item(cell, f"https://www.newegg.com/p/N82E168{number.replace('-', '')}", index)
+
+    def _item(self, detail: dict, url: str, index: int) -> list[Offer]:
         item = str(detail.get("Item") or "")
         description = detail.get("Description") or {}
         title = description.get("Title") if isinstance(description, dict) else str(description)

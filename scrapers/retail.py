@@ -91,6 +91,8 @@ NOT_A_CARD = (
     (r"mining rig|\brig\b.*\bgpus?\b|\blot of\b|\d+\s*x\s*(rtx|gtx)", "lot or rig"),
     (r"\bpicture of\b|\bphoto of\b|read description", "not the item"),
 )
+_SELLS_A_CARD = re.compile(r"\b(?:video|graphics) card\b")
+_FOR_A_CARD = re.compile(r"\b(?:for|fits|compatible with)\b.*\b(?:rtx|gtx|radeon|geforce)\b")
 _GPU_MODEL = re.compile(
     r"\b(?:rtx|gtx)\s*(?:pro\s*)?a?\d{3,4}\s*(?:ti\s*super|ti|super|ada)?(?:\s*\d+\s*gb?\b)?"
     r"|\b(?:rtx\s+)?a\d{4}\b(?:\s*\d+\s*gb?\b)?"
@@ -115,6 +117,8 @@ def classify_listing(title: str, scope: str = "") -> Classification:
     lowered = text.lower()
     for pattern, reason in NOT_A_CARD:
         if re.search(pattern, lowered):
+            if reason == "part or accessory" and _SELLS_A_CARD.search(lowered) and not _FOR_A_CARD.search(lowered):
+                continue  # "... Video Card, ... Metal Backplate": a card that has the part, not the part alone
             return Classification(False, reason, None, None)
     candidates = [m.group(0).strip() for m in _GPU_MODEL.finditer(text)]
     for candidate in candidates:

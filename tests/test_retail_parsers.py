@@ -64,6 +64,9 @@ def test_blocked_pages_are_no_observation():
     ("ABS Gladiator Gaming PC - Intel i7 10700K - GeForce RTX 3080", False, None, "prebuilt PC"),
     ("EVGA RTX 3080 FTW3 - box only, no card", False, None, "box only"),
     ("EK Quantum Vector RTX 4090 water block", False, None, "part or accessory"),
+    ("EVGA GeForce RTX 3080 XC3 GAMING Video Card, 10G-P5-3883-KR, 10GB GDDR6X, Metal Backplate", True,
+     "rtx-3080-10gb", None),  # a card that has a backplate is still a card
+    ("Metal backplate for EVGA RTX 3080 video card", False, None, "part or accessory"),
     ("RTX 3090 for parts not working", False, None, "for parts"),
     ("GPU + 32GB DDR4 RAM combo RTX 4080", False, None, "bundle"),
     ("Anker PowerCore 10000 portable charger", False, None, "no GPU model in the title"),
@@ -268,3 +271,98 @@ def test_bestbuy_api_sale_and_regular_prices_and_its_key(monkeypatch):
     monkeypatch.delenv("BESTBUY_API_KEY", raising=False)
     with pytest.raises(MissingCredentials, match="BESTBUY_API_KEY"):
         BestBuyApi(queries=["rtx 4090"]).require_key()
+
+
+def amazon_offers(name: str, url: str):
+    from scrapers.amazon import AmazonPages
+
+    page = (RETAIL / "amazon" / name).read_bytes()
+    return AmazonPages(products=[], queries=[]).parse([raw_document(page, url)])
+
+
+@pytest.mark.parametrize(("page", "asin", "price", "list_price", "seller_type"), [
+    ("amazon_com_product_B07G2L3JMM_2019.html", "B07G2L3JMM", "29.99", None, "marketplace"),  # not "1 New from"
+    ("amazon_com_product_B00N150YS4_2021.html", "B00N150YS4", "12.48", None, "retailer"),
+    ("amazon_com_product_B0DR8G428S_recent.html", "B0DR8G428S", "35.99", "45.99", "marketplace"),
+])
+def test_amazon_product_pages_in_all_three_layouts(page, asin, price, list_price, seller_type):
+    offers = {o.price_role: o for o in amazon_offers(page, f"https://www.amazon.com/dp/{asin}")}
+    selling = offers["selling"]
+    assert (selling.offer_id, selling.price, selling.currency) == (asin, Decimal(price), "USD")
+    assert selling.in_stock is True and selling.seller_type == seller_type
+    assert selling.url == f"https://www.amazon.com/dp/{asin}"
+    assert (offers["list"].price if "list" in offers else None) == (Decimal(list_price) if list_price else None)
+    assert selling.reject_reason == "no GPU model in the title"  # none of the saved pages sells a GPU
+
+
+def test_amazon_search_pages_price_and_strike_per_asin_in_the_storefront_currency():
+    com = amazon_offers("amazon_com_search_portable_charger_recent.html", "https://www.amazon.com/s?k=portable+charger")
+    selling = [o for o in com if o.price_role == "selling"]
+    assert len(selling) == len({o.offer_id for o in selling}) == 22  # one row per ASIN, sponsored cards included
+    first = next(o for o in com if o.offer_id == "B0FQVG4RWW")
+    assert first.price == Decimal("25.18") and first.url == "https://www.amazon.com/dp/B0FQVG4RWW"
+    assert next(o for o in com if o.offer_id == "B0FQVG4RWW:list").price == Decimal("34.99")
+    de = amazon_offers("amazon_de_search_katzenfutter_2022.html", "https://www.amazon.de/s?k=katzenfutter")
+    assert {o.currency for o in de} == {"EUR"}
+    assert next(o for o in de if o.offer_id == "B013JF5F0C").price == Decimal("2.95")
+
+
+def test_amazon_captcha_and_changed_layout():
+    from scrapers.amazon import AmazonPages
+
+    # made-up minimal body with the captcha text Amazon serves (no real captcha capture exists)
+    captcha = b"<html><body><h4>Enter the characters you see below</h4><form action='/errors/validateCaptcha'>"
+    with pytest.raises(BlockedError, match="Amazon captcha"):
+        AmazonPages(products=[], queries=[]).parse([raw_document(captcha, "https://www.amazon.com/dp/B0TEST0000")])
+    with pytest.raises(ParseError, match="layout changed"):
+        AmazonPages(products=[], queries=[]).parse([raw_document(b"<html><div id='dp'></div></html>",
+                                                                 "https://www.amazon.com/dp/B0TEST0000")])
+    with pytest.raises(ParseError, match="storefront"):
+        AmazonPages(products=[], queries=[]).parse([raw_document(b"<html></html>", "https://www.amazon.example/dp/x")])
+
+
+def test_ebay_legacy_layout_on_ebay_de_is_euro_with_conditions_and_no_ghost():
+    from scrapers.ebay import EbaySearch
+
+    page = (RETAIL / "ebay" / "ebay_de_search_apple_2022.html").read_bytes()
+    offers = EbaySearch(queries=[]).parse([raw_document(page, "https://www.ebay.de/sch/i.html?_nkw=apple")])
+    assert len(offers) == 64 and {o.currency for o in offers} == {"EUR"}
+    assert not any(o.title == "Shop on eBay" or o.offer_id == "123456" for o in offers)
+    cable = next(o for o in offers if o.offer_id == "144278067683")
+    assert (cable.price, cable.condition, cable.url) == (Decimal("10.79"), "new",
+                                                         "https://www.ebay.de/itm/144278067683")
+    assert next(o for o in offers if o.offer_id == "185076426382").condition == "refurbished"  # "Sehr gut - Refurbished"
+
+
+def test_ebay_browse_api_keeps_the_sellers_currency_and_keys_condition_on_the_id(monkeypatch):
+    from scrapers.ebay import EbayBrowseApi
+    from scrapers.errors import MissingCredentials
+
+    by_price = (RETAIL / "ebay" / "browse_api_item_summary_search_iphone_sort_price_100.DERIVED.json").read_bytes()
+    offers = EbayBrowseApi(queries=[]).parse([raw_document(by_price, "https://api.ebay.com/buy/browse/v1/x")])
+    selling = [o for o in offers if o.price_role == "selling"]
+    assert len(selling) == 100 and {o.currency for o in selling} == {"CAD"}  # 0.99 CAD, not eBay's "0.75" USD
+    assert selling[0].price == Decimal("0.99") and selling[0].url == "https://www.ebay.com/itm/385462201428"
+    assert sum(o.condition is None for o in selling) == 3  # no conditionId: unknown, not guessed
+    assert sum(o.condition == "used" for o in selling) == 1  # conditionId 2750 "Like New" is used
+    best = (RETAIL / "ebay" / "browse_api_item_summary_search_iphone_best_match_100.DERIVED.json").read_bytes()
+    conditions = {o.condition for o in EbayBrowseApi(queries=[]).parse([raw_document(best)])}
+    assert conditions == {"new", "used", "refurbished", "open_box"}
+    monkeypatch.delenv("EBAY_CLIENT_SECRET", raising=False)
+    with pytest.raises(MissingCredentials, match="EBAY_CLIENT_SECRET"):
+        EbayBrowseApi(queries=["rtx 4090"]).require_key()
+
+
+def test_newegg_search_page_reads_every_cell_and_sets_combos_and_prebuilts_aside():
+    page = (RETAIL / "newegg" / "newegg_search_rtx3080_2020.html").read_bytes()
+    offers = NeweggProducts(products=[], queries=[]).parse([raw_document(page, "https://www.newegg.com/p/pl?d=rtx+3080")])
+    cards = [o for o in offers if o.reject_reason is None and o.price_role == "selling"]
+    assert len(cards) == 23 and {o.gpu_id for o in cards} == {"rtx-3080-10gb"}
+    suprim = next(o for o in cards if o.offer_id == "14-137-609")
+    assert (suprim.price, suprim.in_stock, suprim.url) == (Decimal("899.99"), False,
+                                                           "https://www.newegg.com/p/N82E16814137609")
+    assert next(o for o in offers if o.offer_id == "14-137-609:shipping").price == Decimal("9.99")
+    reasons = [o.reject_reason for o in offers if o.reject_reason and o.price_role == "selling"]
+    assert reasons.count("bundle (combo: a GPU priced with other parts)") == 16
+    assert set(reasons) == {"bundle (combo: a GPU priced with other parts)", "prebuilt PC"}
+    assert reasons.count("prebuilt PC") == 8  # the ABS / MSI gaming PCs (items 83-...)
