@@ -44,6 +44,7 @@ async def fetch_and_land(
 ) -> LandedRun:
     """Fetch every raw document of a source and land them on disk. Raises a SourceError on failure."""
     source.require_key()
+    source.require_watch_list()
     documents = await source.fetch(client)
     return land(source.id, observed_at, documents, data_origin)
 

@@ -122,6 +122,9 @@ class Source:
             raise MissingCredentials(f"{self.id}: skipped, set {self.api_key_env} to enable this source")
         return key
 
+    def require_watch_list(self) -> None:
+        """Sources that fetch what the watch list names raise NothingToWatch when it names nothing."""
+
     def bearer_headers(self) -> dict[str, str]:
         """`Authorization: Bearer <key>` from the source's key variable (MissingCredentials when it is unset)."""
         return {"Authorization": f"Bearer {self.require_key()}"}

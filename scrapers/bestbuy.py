@@ -45,6 +45,7 @@ class BestBuyPages(_BestBuyOffers):
     id = "bestbuy"
     description = "Best Buy search and product pages (2020 and current layouts), from the watch list"
     hosts = ("www.bestbuy.com",)
+    watch_fields = ("pages",)
     status = "parser tested on real 2020 RTX 3080 search/product pages and current (non-GPU) pages"
 
     def __init__(self, pages: list[str] | None = None):

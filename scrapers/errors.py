@@ -40,3 +40,9 @@ class MissingCredentials(SourceError):
     """The source needs an API key that is not in the environment: it is skipped, not failed."""
 
     status = "skipped"
+
+
+class NothingToWatch(SourceError):
+    """A watch-list source with nothing in the watch list: skipped with that reason, not failed."""
+
+    status = "skipped"

@@ -44,6 +44,7 @@ class JdStock(RetailSource):
     provider = "jd"
     description = "JD.com prices (CNY) from the stock endpoint, SKUs from the watch list"
     hosts = ("c0.3.cn",)
+    watch_fields = ("items",)
     status = "parser tested on a real stock response and the documented failure shapes"
 
     def __init__(self, items: list[dict] | None = None, area: str | None = None):

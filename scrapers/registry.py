@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from scrapers.amazon import AmazonPages
 from scrapers.aws import AwsEc2
 from scrapers.azure import AzureRetailPrices
 from scrapers.base import Expectations, Source
+from scrapers.bestbuy import BestBuyApi, BestBuyPages
 from scrapers.cudo import CudoCompute
+from scrapers.ebay import EbayBrowseApi, EbaySearch
 from scrapers.ecb import EcbReferenceRates
 from scrapers.gcp import GoogleCloud
 from scrapers.jarvislabs import Jarvislabs
+from scrapers.jd import JdStock
 from scrapers.lambda_cloud import LambdaCloud
+from scrapers.microcenter import MicroCenterSearch
+from scrapers.newegg import NeweggProducts
 from scrapers.oci import OracleCloud
 from scrapers.runpod import RunPod
 from scrapers.seeweb import Seeweb
+from scrapers.shop_pages import ShopProductPages
 from scrapers.skypilot import SkyPilotCatalog
 from scrapers.tensordock import TensorDock
 from scrapers.vast import VastMarketplace
@@ -32,6 +39,11 @@ DIRECT_SOURCES = (
     AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
     Jarvislabs, TensorDock, Seeweb, Vultr,
 )
+# Retail sources (card prices), in README order; what each fetches comes from the watch list.
+RETAIL_SOURCES = (
+    NeweggProducts, BestBuyPages, BestBuyApi, AmazonPages, EbaySearch, EbayBrowseApi, MicroCenterSearch, JdStock,
+    ShopProductPages,
+)
 # Reference data the prices need: the exchange rates every non-USD price is converted with.
 REFERENCE_SOURCES = (EcbReferenceRates,)
 
@@ -40,7 +52,7 @@ def all_sources(overrides: dict[str, dict] | None = None) -> dict[str, Source]:
     """All sources by id. `overrides` maps a source id to constructor settings (e.g. a SkyPilot catalog_url)."""
     overrides = overrides or {}
     sources: list[Source] = [
-        source_class(**overrides.get(source_class.id, {})) for source_class in DIRECT_SOURCES + REFERENCE_SOURCES
+        source_class(**overrides.get(source_class.id, {})) for source_class in DIRECT_SOURCES + RETAIL_SOURCES + REFERENCE_SOURCES
     ]
     for cloud, expectations in SKYPILOT_EXPECTATIONS.items():
         settings = overrides.get(f"skypilot-{cloud}", {})

@@ -18,7 +18,7 @@ from price_parser import Price
 from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.base import Expectations, Offer, RawDocument, Source
-from scrapers.errors import BlockedError
+from scrapers.errors import BlockedError, NothingToWatch
 from scrapers.gpu_names import resolve_gpu_id
 
 # -- prices ---------------------------------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ _FOR_A_CARD = re.compile(r"\b(?:for|fits|compatible with)\b.*\b(?:rtx|gtx|radeon
 _GPU_MODEL = re.compile(
     r"\b(?:rtx|gtx)\s*(?:pro\s*)?a?\d{3,4}\s*(?:ti\s*super|ti|super|ada)?(?:\s*\d+\s*gb?\b)?"
     r"|\b(?:rtx\s+)?a\d{4}\b(?:\s*\d+\s*gb?\b)?"
-    r"|\b[ahlvt]\d{1,3}s?\b(?:\s*(?:sxm\d?|pcie|nvl))?(?:\s*\d+\s*gb?\b)?"
+    r"|\b[ahlvt]\d{1,3}s?\b(?:\s*(?:sxm\d?|pcie|nvl))?(?:\s*\d+\s*gb?\b)?(?:\s*(?:sxm\d?|pcie|nvl)\b)?"
     r"|\bmi\d{3}x?\b|\bradeon\s+(?:rx|pro)\s*\w+",
     re.I,
 )
@@ -266,6 +266,12 @@ class RetailSource(Source):
     channel = "retail"
     pricing_types = ("purchase",)
     expectations = Expectations(frozenset(), min_offers=1)
+    watch_fields: tuple[str, ...] = ("products", "queries")  # the watch-list settings this source fetches
+
+    def require_watch_list(self) -> None:
+        if not any(getattr(self, name, None) for name in self.watch_fields):
+            raise NothingToWatch(f"{self.id}: skipped, the watch list names nothing for it "
+                                 f"(set {' or '.join(self.watch_fields)} under [{self.provider}] in config/watchlist.toml)")
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers: dict[str, Offer] = {}

@@ -112,7 +112,7 @@ def test_cudo_sums_components_into_a_machine_price_and_keeps_the_gpu_part():
     assert machine.price == Decimal("0.525500") and machine.bundled is True
     assert machine.gpu_id == "rtx-a5000-24gb"
     rtx3080 = offers[("br-saopaulo-1/cascade-lake|gpu", "on_demand")]
-    assert rtx3080.gpu_id is None and rtx3080.raw_gpu_name == "RTX 3080"  # kept, reported as unmatched
+    assert (rtx3080.gpu_id, rtx3080.raw_gpu_name) == ("rtx-3080-10gb", "RTX 3080")  # one alias for clouds and shops
 
 
 def test_verda_instance_types_with_availability():
@@ -278,7 +278,7 @@ def _recorded_documents():
             for route, relative in recording["routes"].items()
             if not route.endswith("/oauth2/token")  # a credential response: never landed
         ]
-        yield recording["source"], recording["recorded_at"], documents
+        yield recording["source"], recording["recorded_at"], documents, recording["overrides"]
 
 
 def test_every_bundled_recording_parses_passes_integrity_and_keeps_names_dbt_can_resolve():
@@ -289,10 +289,9 @@ def test_every_bundled_recording_parses_passes_integrity_and_keeps_names_dbt_can
     from warehouse.landing import LandedRun
     from warehouse.normalize import normalize
 
-    sources = all_sources()
     seen = set()
-    for source_id, recorded_at, documents in _recorded_documents():
-        source = sources[source_id]
+    for source_id, recorded_at, documents, overrides in _recorded_documents():
+        source = all_sources({source_id: overrides})[source_id]  # configured as the offline run configures it
         offers = source.parse(documents)
         assert offers, source_id
         if source.kind == "fx_rates":  # exchange rates: their own whole-result check
@@ -306,7 +305,10 @@ def test_every_bundled_recording_parses_passes_integrity_and_keeps_names_dbt_can
         result = check(frame, source.expectations)
         assert duplicates == 0 and result.passed, (source_id, result.result_reasons)
         seen.add(source_id)
-    assert len({sources[s].provider for s in seen}) >= 12
+    sources = all_sources()
+    assert len({sources[s].provider for s in seen if sources[s].channel == "cloud"}) >= 12
+    assert {s for s in seen if sources[s].channel == "retail"} == {
+        "newegg", "bestbuy", "amazon", "ebay", "microcenter", "jd", "shops"}
 
 
 def test_at_least_twelve_providers_and_every_pricing_type_covered():

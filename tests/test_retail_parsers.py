@@ -60,6 +60,8 @@ def test_blocked_pages_are_no_observation():
 @pytest.mark.parametrize(("title", "is_card", "gpu_id", "reason"), [
     ("MSI GeForce RTX 4090 SUPRIM X 24G Video Card", True, "rtx-4090-24gb", None),
     ("NVIDIA H100 PCIe 80GB HBM2e", True, "h100-pcie-80gb", None),
+    ("NVIDIA A100 80GB PCIe GPU Accelerator", True, "a100-pcie-80gb", None),  # form factor after the memory
+    ("NVIDIA A100 80GB GPU", True, None, None),  # PCIe or SXM? unknown: kept, unmatched, never guessed
     ("PNY NVIDIA RTX A6000 48GB GDDR6", True, "rtx-a6000-48gb", None),
     ("ABS Gladiator Gaming PC - Intel i7 10700K - GeForce RTX 3080", False, None, "prebuilt PC"),
     ("EVGA RTX 3080 FTW3 - box only, no card", False, None, "box only"),
@@ -161,6 +163,32 @@ def test_listings_set_aside_are_quarantined_not_counted_as_a_broken_page():
     assert "reject_reason" not in result.accepted.columns  # never stored in raw.offers
 
 
+def test_card_prices_outside_their_band_are_quarantined_in_their_own_currency():
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from scrapers.base import Expectations
+    from warehouse.integrity import check
+    from warehouse.landing import LandedRun
+    from warehouse.normalize import normalize
+
+    suprim = next(o for o in newegg_offers("newegg_product_msi_rtx3080_suprimx_soldout_2020.html")
+                  if o.price_role == "selling")
+    offers = [
+        suprim,                                                          # $899.99 RTX 3080: a market price
+        replace(suprim, offer_id="box", price=Decimal("25.00")),         # a "$25 RTX 3080": not a card price
+        replace(suprim, offer_id="cny", price=Decimal("5499.00"), currency="CNY"),  # ¥5,499: inside the CNY band
+        replace(suprim, offer_id="cny-typo", price=Decimal("54.99"), currency="CNY"),
+        replace(suprim, offer_id="ship", price=Decimal("9.99"), price_role="shipping"),  # shipping: no card band
+    ]
+    run = LandedRun("newegg", "r", datetime(2026, 4, 2, tzinfo=UTC), "stale_capture", RETAIL, [raw_document(b"")], ["d"])
+    frame, _ = normalize(offers, run, 1)
+    result = check(frame, Expectations(frozenset(), min_offers=1, max_rejected_share=0.5))
+    assert sorted(result.accepted.get_column("offer_id").to_list()) == ["14-137-609", "cny", "ship"]
+    assert dict(zip(result.rejected.get_column("offer_id"), result.rejected.get_column("reason"), strict=True)) == {
+        "box": "card_price_out_of_band", "cny-typo": "card_price_out_of_band"}
+
+
 def ebay_offers():
     from scrapers.ebay import EbaySearch
 
@@ -248,8 +276,8 @@ def test_bestbuy_current_layout_doubled_price_text_and_product_pages():
     charger = {o.offer_id: o for o in bestbuy("bestbuy_search_portable_charger_recent.html")}
     assert charger["6644753"].price == Decimal("59.99")  # "$59.99$59.99"
     sold_out = bestbuy("bestbuy_product_evga_rtx3080_soldout_2020.html",
-                       "https://www.bestbuy.com/site/evga/6432399.p?skuId=6432399")
-    assert [(o.offer_id, o.price, o.in_stock) for o in sold_out] == [("6432399", Decimal("769.99"), False)]
+                       "https://www.bestbuy.com/site/evga/6432400.p?skuId=6432400")
+    assert [(o.offer_id, o.price, o.in_stock) for o in sold_out] == [("6432400", Decimal("769.99"), False)]
     in_stock = bestbuy("bestbuy_product_xfx_rx580_instock_2020.html",
                        "https://www.bestbuy.com/site/xfx/6342905.p?skuId=6342905")
     assert (in_stock[0].price, in_stock[0].in_stock) == (Decimal("229.99"), True)

@@ -4,7 +4,9 @@ Row rules (a failing row is quarantined with its reason; the rest of the result 
 - a listing the parser set aside with a reason (a retail listing that is not a GPU card);
 - a price of zero or less;
 - a USD per GPU-hour figure outside the GPU's sane band (the $0.01 B200, the commitment total read as hourly);
-- a figure more than OUTLIER_FACTOR times away from the median of the same GPU and pricing type in the result.
+- a figure more than OUTLIER_FACTOR times away from the median of the same GPU and pricing type in the result;
+- a card's selling price outside the sane band of its currency, or of its GPU in USD (a $25 "RTX 4090" is a box,
+  a scam or a misread, not a market price).
 
 Result rules (a failing result is quarantined whole, nothing is loaded, the previous good data stays current):
 - empty, or fewer offers than the source expects;
@@ -36,6 +38,20 @@ DEFAULT_BANDS: dict[str, tuple[Decimal, Decimal]] = {
     "a100-pcie-80gb": (D("0.15"), D("15")),
 }
 FALLBACK_BAND = (D("0.02"), D("40"))  # a $0.01/GPU-hour figure is a unit error, not a market price
+# Per card, in the listing's own currency: wide on purpose (a cheap used card to an 8-GPU-board's worth).
+CARD_BANDS_BY_CURRENCY: dict[str, tuple[Decimal, Decimal]] = {
+    "USD": (D("25"), D("80000")), "EUR": (D("20"), D("75000")), "GBP": (D("20"), D("65000")),
+    "CAD": (D("30"), D("110000")), "AUD": (D("35"), D("120000")), "CNY": (D("150"), D("600000")),
+    "JPY": (D("3000"), D("12000000")),
+}
+# USD per card for GPUs whose street price is well known, any condition (used included).
+CARD_BANDS_USD: dict[str, tuple[Decimal, Decimal]] = {
+    "rtx-5090-32gb": (D("1200"), D("12000")), "rtx-4090-24gb": (D("600"), D("8000")),
+    "rtx-3090-24gb": (D("300"), D("4000")), "rtx-3080-10gb": (D("200"), D("3000")),
+    "h100-pcie-80gb": (D("8000"), D("60000")), "h100-sxm5-80gb": (D("8000"), D("60000")),
+    "a100-pcie-80gb": (D("2500"), D("35000")), "a100-sxm4-80gb": (D("2500"), D("35000")),
+    "l40s-48gb": (D("3000"), D("25000")), "rtx-6000-ada-48gb": (D("2500"), D("15000")),
+}
 OUTLIER_FACTOR = 4
 OUTLIER_MIN_GROUP = 5
 
@@ -62,12 +78,48 @@ def _band_frame(expectations: Expectations) -> pl.DataFrame:
     )
 
 
+def _card_band_frame() -> pl.DataFrame:
+    rows = [(currency, None, low, high) for currency, (low, high) in CARD_BANDS_BY_CURRENCY.items()]
+    rows += [("USD", gpu_id, low, high) for gpu_id, (low, high) in CARD_BANDS_USD.items()]
+    return pl.DataFrame(
+        {"currency": [r[0] for r in rows], "card_band_gpu": [r[1] for r in rows],
+         "card_low": [float(r[2]) for r in rows], "card_high": [float(r[3]) for r in rows]},
+        schema={"currency": pl.String, "card_band_gpu": pl.String, "card_low": pl.Float64, "card_high": pl.Float64},
+    )
+
+
+def _card_price_out_of_band(frame: pl.DataFrame) -> pl.Series:
+    """True for a card's selling price outside its currency's band or its GPU's USD band."""
+    if "price_unit" not in frame.columns:
+        return pl.Series([False] * frame.height)
+    bands = _card_band_frame()
+    checked = frame.select(
+        pl.int_range(pl.len()).alias("row"), "currency", "gpu_id",
+        pl.col("price_per_unit").cast(pl.Float64).alias("per_card"),
+        ((pl.col("price_unit") == "card") & (pl.col("price_role") == "selling")).alias("is_card_price"),
+    )
+    by_currency = checked.join(bands.filter(pl.col("card_band_gpu").is_null()).drop("card_band_gpu"),
+                               on="currency", how="left")
+    by_gpu = by_currency.join(
+        bands.filter(pl.col("card_band_gpu").is_not_null())
+        .rename({"card_band_gpu": "gpu_id", "card_low": "gpu_low", "card_high": "gpu_high"}),
+        on=["currency", "gpu_id"], how="left",
+    ).sort("row")
+    outside = (
+        pl.col("is_card_price") & pl.col("per_card").is_not_null()
+        & (((pl.col("per_card") < pl.col("card_low")) | (pl.col("per_card") > pl.col("card_high"))).fill_null(False)
+           | ((pl.col("per_card") < pl.col("gpu_low")) | (pl.col("per_card") > pl.col("gpu_high"))).fill_null(False))
+    )
+    return by_gpu.select(outside.alias("outside")).get_column("outside")
+
+
 def check(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
+    frame_with_card_check = frame.with_columns(_card_price_out_of_band(frame).alias("card_out_of_band"))
     per_gpu_hour = pl.col("price_per_gpu_hour_usd").cast(pl.Float64)
     group_median = per_gpu_hour.median().over(["gpu_id", "pricing_type", "bundled"])
     group_size = per_gpu_hour.count().over(["gpu_id", "pricing_type", "bundled"])
     annotated = (
-        frame.join(_band_frame(expectations), on="gpu_id", how="left")
+        frame_with_card_check.join(_band_frame(expectations), on="gpu_id", how="left")
         .with_columns(
             pl.col("band_low").fill_null(float(FALLBACK_BAND[0])),
             pl.col("band_high").fill_null(float(FALLBACK_BAND[1])),
@@ -79,6 +131,8 @@ def check(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
             .then(pl.lit("non_positive_price"))
             .when(per_gpu_hour.is_not_null() & ((per_gpu_hour < pl.col("band_low")) | (per_gpu_hour > pl.col("band_high"))))
             .then(pl.lit("price_out_of_band"))
+            .when(pl.col("card_out_of_band"))
+            .then(pl.lit("card_price_out_of_band"))
             .when(
                 (group_size >= OUTLIER_MIN_GROUP)
                 & ((per_gpu_hour > group_median * OUTLIER_FACTOR) | (per_gpu_hour < group_median / OUTLIER_FACTOR))

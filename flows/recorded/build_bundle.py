@@ -119,6 +119,10 @@ def main() -> None:
     recordings.extend(skypilot_reconstructions(list(csv.DictReader((HERE / "skypilot" / "MANIFEST.csv").open(newline="")))))
     recordings.extend(fixture_recordings())
     recordings.extend(ecb_recordings())
+    from flows.recorded.build_providers import _recording
+    from flows.recorded.build_retail import retail_recordings
+
+    recordings.extend(retail_recordings(_recording))
     recordings.sort(key=lambda r: (r["recorded_at"], r["source"]))
     (HERE / "index.json").write_text(json.dumps({"recordings": recordings}, indent=1))
     print(f"{len(recordings)} recordings")
