@@ -233,3 +233,59 @@ def test_euro_prices_get_usd_at_the_ecb_rate_of_their_day(warehouse):
         assert abs(float(row["price_per_gpu_hour_usd"]) - expected) < 1e-5
     # and they reach the market mart
     assert sql_rows(warehouse, "select count(*) as n from marts.gpu_prices_by_source_daily where source = 'seeweb'")[0]["n"] > 0
+
+
+# -- retail (issue 4) --------------------------------------------------------------------------------------------------
+def test_retail_cards_reach_the_market_marts_new_and_used_in_usd(warehouse):
+    channels = {(r["channel"], r["gpu_id"]) for r in sql_rows(warehouse, """
+        select distinct channel, gpu_id from marts.gpu_prices_daily
+        where price_per = 'card' and pricing_type = 'purchase' and price_date = '2026-05-01'""")}
+    assert {("retail_new", "rtx-4090-24gb"), ("retail_new", "h100-pcie-80gb"), ("retail_used", "rtx-3090-24gb"),
+            ("retail_used", "h100-pcie-80gb"), ("retail_used", "a100-pcie-80gb")} <= channels
+    # every offline retail row comes from a stale or made-up page: flagged, so no one takes it for a market price
+    flags = sql_rows(warehouse, "select distinct is_synthetic from raw.offers where channel = 'retail'")
+    assert flags == [{"is_synthetic": True}]
+    # the cheapest new RTX 4090 of the day is the mart's minimum, and street prices replace launch prices
+    cheapest = sql_rows(warehouse, """
+        select min(unit_price_usd) as low from intermediate.int_offers__market_daily
+        where gpu_id = 'rtx-4090-24gb' and market_channel = 'retail_new' and observed_date = '2026-05-01'""")[0]
+    mart = sql_rows(warehouse, """
+        select min_price_usd from marts.gpu_prices_daily where gpu_id = 'rtx-4090-24gb' and channel = 'retail_new'
+        and price_date = '2026-05-01'""")[0]
+    assert float(mart["min_price_usd"]) == pytest.approx(float(cheapest["low"]))
+    basis = sql_rows(warehouse, """select purchase_price_basis from marts.rent_vs_buy
+        where gpu_id = 'h100-pcie-80gb' and price_date = '2026-05-01' limit 1""")
+    assert basis == [{"purchase_price_basis": "street_new"}]
+
+
+def test_cny_and_eur_card_prices_are_converted_at_their_days_rate(warehouse):
+    rows = sql_rows(warehouse, """
+        select m.source, m.currency, m.observed_date, m.price_per_unit, m.fx_rate_date, m.unit_price_usd,
+               f.usd_per_unit
+        from intermediate.int_offers__market_daily m
+        join intermediate.int_fx_rates__daily f on f.currency = m.currency and f.rate_date = m.fx_rate_date
+        where m.source in ('jd', 'shops')""")
+    assert {r["currency"] for r in rows} == {"CNY", "EUR"}
+    for row in rows:
+        assert row["fx_rate_date"] <= row["observed_date"]
+        assert float(row["unit_price_usd"]) == pytest.approx(float(row["price_per_unit"]) * float(row["usd_per_unit"]))
+
+
+def test_out_of_stock_cards_are_kept_and_set_aside_listings_quarantined_with_reasons(warehouse):
+    sold_out = sql_rows(warehouse, """select count(*) as n, min(price) as low from raw.offers
+        where source = 'newegg' and in_stock = false and gpu_id = 'rtx-3080-10gb'""")[0]
+    assert sold_out["n"] > 0 and float(sold_out["low"]) > 0  # a price still, never 0
+    in_market = sql_rows(warehouse, """select count(*) as n from intermediate.int_offers__market_daily
+        where source = 'newegg' and not coalesce(in_stock, true)""")[0]
+    assert in_market["n"] == 0
+    reasons = {r["reason"] for r in sql_rows(warehouse, "select distinct reason from raw.quarantine")}
+    assert {"prebuilt PC", "bundle (combo: a GPU priced with other parts)", "box only"} <= reasons
+
+
+def test_a_retailer_with_an_empty_watch_list_is_skipped_with_the_reason(home, tmp_path, monkeypatch):
+    watch_list = tmp_path / "watchlist.toml"
+    watch_list.write_text("[amazon]\nproducts = []\nqueries = []\n")
+    monkeypatch.setenv("GPUPRICES_WATCHLIST", str(watch_list))
+    result = gpuprices(home, "fetch", "--sources", "amazon", check=False)
+    runs = sql_rows(home, "select status, error from raw.ingest_runs where source = 'amazon'")
+    assert runs and runs[0]["status"] == "skipped" and "watch list names nothing" in runs[0]["error"], result.stdout
