@@ -286,6 +286,6 @@ def test_a_retailer_with_an_empty_watch_list_is_skipped_with_the_reason(home, tm
     watch_list = tmp_path / "watchlist.toml"
     watch_list.write_text("[amazon]\nproducts = []\nqueries = []\n")
     monkeypatch.setenv("GPUPRICES_WATCHLIST", str(watch_list))
-    result = gpuprices(home, "fetch", "--sources", "amazon", check=False)
+    result = gpuprices(home, "run", "--sources", "amazon", "--no-build", check=False)
     runs = sql_rows(home, "select status, error from raw.ingest_runs where source = 'amazon'")
     assert runs and runs[0]["status"] == "skipped" and "watch list names nothing" in runs[0]["error"], result.stdout
