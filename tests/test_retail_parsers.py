@@ -145,6 +145,21 @@ def test_jd_failure_shapes():
     assert labelled_wrong.reject_reason.startswith("watch-list label is not a GPU card")
 
 
+def test_jd_price_list_endpoint_answers_every_sku_at_once():
+    # the documented example answer of p.3.cn/prices/mgets (no real capture exists: the file name says so)
+    body = (RETAIL / "jd" / "documented_format_p3cn_prices_mgets.json").read_bytes()
+    source = JdStock(items=[{"sku": "100004770235", "gpu": "RTX 4090 24GB"}, {"sku": "100000000002", "gpu": "RTX 5090"}],
+                     endpoint="prices")
+    assert source.prices_url() == "https://p.3.cn/prices/mgets?skuIds=J_100004770235%2CJ_100000000002"
+    [offer] = source.parse([raw_document(body, source.prices_url())])
+    assert (offer.offer_id, offer.price, offer.currency, offer.in_stock) == ("100004770235", Decimal("5499.00"), "CNY",
+                                                                            None)  # the price list says nothing of stock
+    off_shelf = b'[{"p":"-1.00","op":"5499.00","m":"9999.00","id":"J_100004770235"}]'
+    assert source.parse([raw_document(off_shelf)]) == []
+    with pytest.raises(BlockedError):
+        source.parse([raw_document(b'{"error":"pdos_captcha"}')])
+
+
 def test_listings_set_aside_are_quarantined_not_counted_as_a_broken_page():
     from datetime import UTC, datetime
 
