@@ -56,6 +56,12 @@ def cmd_run(args) -> int:
         print(f"dashboard: {report['dashboard']}/index.html (gpuprices dashboard serve)")
     elif report["dashboard_error"]:
         print(f"dashboard NOT built: {report['dashboard_error']}")
+    for event in report["alerts"]:
+        print(f"ALERT {event['message']}")
+    for failed in (d for d in report["alert_deliveries"] if d["status"] == "failed"):
+        print(f"alert delivery failed ({failed['channel']}, {failed['attempts']} attempts): {failed['error']}")
+    if report["alerts_error"]:
+        print(f"alerts NOT evaluated: {report['alerts_error']}")
     if report["built"]:
         print('try: gpuprices sql "select * from marts.gpu_prices_daily order by price_date desc limit 5"')
     return 0
@@ -251,6 +257,72 @@ def cmd_dashboard(args) -> int:
     return 0
 
 
+def cmd_alerts(args) -> int:
+    import duckdb
+
+    from warehouse import db
+    from warehouse.alerts import Rule, RuleError, load_config, resolve_rule_gpu, rules_path, save_config
+
+    try:
+        rules, delivery = load_config()
+        if args.action == "list":
+            for rule in rules:
+                print(f"{rule.name:24} {rule.describe()}")
+            print(f"({len(rules)} rules in {rules_path()})")
+            return 0
+        if args.action in ("add", "remove") and not args.name:
+            raise RuleError(f"{args.action} needs the rule's name")
+        if args.action == "add" and not args.gpu:
+            raise RuleError("add needs --gpu (a canonical id or an alias)")
+        if args.action == "remove":
+            kept = [rule for rule in rules if rule.name != args.name]
+            if len(kept) == len(rules):
+                raise RuleError(f"no rule named {args.name!r}")
+            save_config(kept, delivery)
+            print(f"removed {args.name}")
+            return 0
+        if args.action == "add":
+            condition = ("below" if args.below else "drop" if args.drop else "good_deal" if args.good_deal
+                         else "new_low" if args.new_low else None)
+            if condition is None:
+                raise RuleError("say when: --below PRICE [--currency C], --drop PERCENT, --good-deal or --new-low")
+            rule = Rule(name=args.name, gpu=args.gpu, market=args.market, condition=condition, price=args.below,
+                        currency=args.currency.upper(), percent=args.drop).validate()
+            if any(existing.name == rule.name for existing in rules):
+                raise RuleError(f"a rule named {rule.name!r} exists; remove it first")
+            with db.connect(read_only=True) as connection:
+                gpu_id = resolve_rule_gpu(connection, rule.gpu)
+            save_config([*rules, rule], delivery)
+            print(f"added {rule.name}: {rule.describe()} (GPU {gpu_id}); evaluated at the end of every daily run")
+            return 0
+        from datetime import date
+
+        from flows.alerts import deliver
+        from warehouse.alerts import evaluate
+
+        if args.action == "check":
+            with db.connect(read_only=True) as connection:
+                latest = connection.execute("select max(price_date) from marts.gpu_prices_daily").fetchone()[0]
+            day = date.fromisoformat(args.date) if args.date else latest
+            events = evaluate([day], rules)
+            for event in events:
+                print(f"ALERT {event['message']}")
+            for result in deliver(events, delivery):
+                print(f"  {result['channel']}: {result['status']} after {result['attempts']} attempt(s)"
+                      + (f": {result['error']}" if result["error"] else ""))
+            print(f"{len(events)} alert(s) fired on {day}")
+            return 0
+        with db.connect(read_only=True) as connection:  # events
+            rows = db.fetch_dicts(connection, "select price_date, rule_name, message from alerts.alert_events "
+                                              "order by price_date, rule_name")
+        for row in rows:
+            print(f"{row['price_date']}  {row['rule_name']:24} {row['message']}")
+        return 0
+    except (RuleError, FileNotFoundError, duckdb.Error) as error:
+        print(f"gpuprices alerts: {error}", file=sys.stderr)
+        return 2
+
+
 def cmd_quotes(args) -> int:
     from warehouse.quotes import QuoteFileError, load_quotes
 
@@ -361,6 +433,19 @@ def build_parser() -> argparse.ArgumentParser:
     quotes.add_argument("file", help="CSV with columns date,gpu,low,high,currency,source_note")
     quotes.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
     quotes.set_defaults(func=cmd_quotes)
+
+    alerts = commands.add_parser("alerts", help="price alerts: add/list/remove watch rules, check a day, list events")
+    alerts.add_argument("action", choices=["add", "list", "remove", "check", "events"])
+    alerts.add_argument("name", nargs="?", help="add/remove: the rule's name")
+    alerts.add_argument("--gpu", help="add: a canonical GPU id or any alias (H100-80GB, RTX 4090...)")
+    alerts.add_argument("--market", choices=["on_demand", "spot", "retail_new", "retail_used"], default="on_demand")
+    alerts.add_argument("--below", help="add: fire at or below this price (per GPU-hour or per card)")
+    alerts.add_argument("--currency", default="USD", help="add: the --below price's currency (converted each day)")
+    alerts.add_argument("--drop", help="add: fire at this percent under the trailing 7-day median")
+    alerts.add_argument("--good-deal", action="store_true", help="add: fire on the mart's good-deal flag")
+    alerts.add_argument("--new-low", action="store_true", help="add: fire on a new lowest price ever")
+    alerts.add_argument("--date", help="check: the day to evaluate (default: the latest day in the marts)")
+    alerts.set_defaults(func=cmd_alerts)
 
     dash = commands.add_parser("dashboard", help="build the static dashboard site (<home>/site) or serve it locally")
     dash.add_argument("action", choices=["build", "serve"])

@@ -103,10 +103,25 @@ def dashboard_task() -> str:
     return str(site_root())
 
 
-def _finish(report: stages.RunReport, build: bool, export: bool) -> dict:
+def alerts_task(days: list) -> tuple[list[dict], list[dict]]:
+    """Evaluate the watch rules on each day the run observed, then deliver what fired."""
+    from flows.alerts import deliver
+    from warehouse.alerts import evaluate, load_config
+
+    rules, delivery = load_config()
+    events = evaluate(days, rules)
+    return events, deliver(events, delivery)
+
+
+def _finish(report: stages.RunReport, build: bool, export: bool, days: list | None = None) -> dict:
     if build:
         build_task()
         report.built = True
+        # Alerts read the day's marts; a bad rule or a failed delivery is reported, never fails the run.
+        try:
+            report.alerts, report.alert_deliveries = alerts_task(days or [report.observed_at.date()])
+        except Exception as error:  # noqa: BLE001 - reported in the run report and on the console
+            report.alerts_error = f"{type(error).__name__}: {error}"
         if export:
             report.exported = export_task()
             # The site is a product of the run, not a condition of it: a page that fails to render is reported,
@@ -149,4 +164,4 @@ async def replay_offline(
             )
             report.records.extend(records)
     print(report.summary())
-    return _finish(report, build, export)
+    return _finish(report, build, export, days=[day.observed_at.date() for day in plan])

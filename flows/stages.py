@@ -212,6 +212,9 @@ class RunReport:
     exported: list[str] = field(default_factory=list)
     dashboard: str | None = None        # the site directory, when it was built
     dashboard_error: str | None = None  # why it was not
+    alerts: list[dict] = field(default_factory=list)            # alert events fired by this run
+    alert_deliveries: list[dict] = field(default_factory=list)  # each (event, channel): delivered or failed
+    alerts_error: str | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -220,6 +223,10 @@ class RunReport:
             "exported": self.exported,
             "dashboard": self.dashboard,
             "dashboard_error": self.dashboard_error,
+            "alerts": [{key: (value if isinstance(value, (str, int, float, bool, type(None))) else str(value))
+                        for key, value in event.items()} for event in self.alerts],
+            "alert_deliveries": self.alert_deliveries,
+            "alerts_error": self.alerts_error,
             "sources": [
                 {
                     "source": r.source, "status": r.status, "run_id": r.run_id, "offers_loaded": r.offers_loaded,

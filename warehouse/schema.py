@@ -117,3 +117,6 @@ def create_raw_schema(connection) -> None:
         connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
     # Columns added after a table was first created: warehouses made before them gain the column (NULL in old rows).
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS price_per_unit DECIMAL(18, 6)")
+    from warehouse.alerts import SCHEMA_SQL as ALERTS_SCHEMA_SQL  # the alert events and rule state (not dbt's)
+
+    connection.execute(ALERTS_SCHEMA_SQL)
