@@ -10,7 +10,6 @@ documented shape (its file name says SUSPECT)."""
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from urllib.parse import quote
 
@@ -19,7 +18,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer, RawDocument
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient
-from scrapers.retail import RetailSource, parse_price, structured_offers
+from scrapers.retail import RetailSource, json_answer, parse_price, structured_offers
 from scrapers.watchlist import watchlist
 
 BASE_URL = "https://www.bestbuy.com"
@@ -125,13 +124,7 @@ class BestBuyApi(_BestBuyOffers):
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers: dict[str, Offer] = {}
         for index, document in enumerate(documents):
-            try:
-                payload = json.loads(document.body)
-            except ValueError as error:
-                raise ParseError(f"Best Buy API answer is not JSON: {error}") from error
-            if not isinstance(payload, dict) or not isinstance(payload.get("products"), list):
-                raise ParseError(f"Best Buy API answer without products[]: {str(payload)[:200]}")
-            for product in payload["products"]:
+            for product in json_answer(document, "Best Buy API", "products")["products"] or []:
                 sale, regular = product.get("salePrice"), product.get("regularPrice")
                 if sale is None:
                     continue

@@ -30,7 +30,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer, RawDocument
 from scrapers.errors import FetchError, MissingCredentials, ParseError
 from scrapers.http import HttpClient
-from scrapers.retail import CONDITIONS, RetailSource, condition_from_text, parse_price, parse_range
+from scrapers.retail import CONDITIONS, RetailSource, condition_from_text, json_answer, parse_price, parse_range
 from scrapers.watchlist import watchlist
 
 SEARCH_URL = "https://www.ebay.com/sch/i.html"
@@ -174,12 +174,7 @@ class EbayBrowseApi(RetailSource):
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers: dict[str, Offer] = {}
         for index, document in enumerate(documents):
-            try:
-                payload = json.loads(document.body)
-            except ValueError as error:
-                raise ParseError(f"eBay Browse API answer is not JSON: {error}") from error
-            if not isinstance(payload, dict) or "itemSummaries" not in payload and "total" not in payload:
-                raise ParseError(f"eBay Browse API answer without itemSummaries: {str(payload)[:200]}")
+            payload = json_answer(document, "eBay Browse API", "total")  # itemSummaries is absent with no results
             for item in payload.get("itemSummaries") or []:
                 for offer in self._item(item, index):
                     offers.setdefault(offer.offer_id, offer)

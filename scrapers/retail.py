@@ -18,7 +18,7 @@ from price_parser import Price
 from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.base import Expectations, Offer, RawDocument, Source
-from scrapers.errors import BlockedError, NothingToWatch
+from scrapers.errors import BlockedError, NothingToWatch, ParseError
 from scrapers.gpu_names import resolve_gpu_id
 
 # -- prices ---------------------------------------------------------------------------------------------------------
@@ -256,6 +256,17 @@ def structured_offers(html: str) -> list[StructuredOffer]:
             if availability else None,
             condition=None, url=None, origin="microdata"))
     return found
+
+
+def json_answer(document: RawDocument, what: str, key: str):
+    """A retail API's JSON answer, which must be an object with `key`: else a ParseError naming `what`."""
+    try:
+        payload = json.loads(document.body)
+    except ValueError as error:
+        raise ParseError(f"{what} answer is not JSON: {error}") from error
+    if not isinstance(payload, dict) or key not in payload:
+        raise ParseError(f"{what} answer without {key}: {str(payload)[:200]}")
+    return payload
 
 
 # -- the shape every retail source shares -------------------------------------------------------------------------

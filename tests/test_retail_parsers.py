@@ -391,6 +391,11 @@ def test_ebay_browse_api_keeps_the_sellers_currency_and_keys_condition_on_the_id
     best = (RETAIL / "ebay" / "browse_api_item_summary_search_iphone_best_match_100.DERIVED.json").read_bytes()
     conditions = {o.condition for o in EbayBrowseApi(queries=[]).parse([raw_document(best)])}
     assert conditions == {"new", "used", "refurbished", "open_box"}
+    with pytest.raises(ParseError, match="not JSON"):  # a truncated answer
+        EbayBrowseApi(queries=[]).parse([raw_document(best[:5000])])
+    with pytest.raises(ParseError, match="without total"):  # an error object instead of results
+        EbayBrowseApi(queries=[]).parse([raw_document(b'{"errors": [{"errorId": 1001}]}')])
+    assert EbayBrowseApi(queries=[]).parse([raw_document(b'{"href": "x", "total": 0, "limit": 200}')]) == []
     monkeypatch.delenv("EBAY_CLIENT_SECRET", raising=False)
     with pytest.raises(MissingCredentials, match="EBAY_CLIENT_SECRET"):
         EbayBrowseApi(queries=["rtx 4090"]).require_key()
