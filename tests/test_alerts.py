@@ -6,6 +6,7 @@ Micro Center RTX 4090 price falls 1%/day for 9 days, rises 1.1%/day for 10, then
 from __future__ import annotations
 
 import json
+from datetime import date
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -177,3 +178,41 @@ def test_rules_cli_and_a_failed_delivery_that_is_retried_logged_and_never_fails_
     gpuprices(home, "alerts", "remove", "h100")
     gpuprices(home, "alerts", "remove", "any-4090")
     assert "(0 rules" in gpuprices(home, "alerts", "list").stdout
+
+
+def test_good_deal_rule_follows_the_marts_flag_and_fires_once_per_episode(tmp_path):
+    """The offline month is too short for the good-deal flag (5 weeks of tracking), so this runs evaluate_day on a
+    small hand-made warehouse. The flag is set on days 2, 5 and 6 and on day 8 (not 1, 3, 7; day 4 and day 7 have no price
+    at all): it fires on day 2 and 5 (day 3 cleared it), not on 6 (still holding), and not on 8 (day 7 had no
+    price: neither fires nor clears, and day 6 still held)."""
+    import duckdb
+
+    from warehouse.alerts import Rule, ensure_schema, evaluate_day
+
+    connection = duckdb.connect(str(tmp_path / "w.duckdb"))
+    connection.execute("""
+        create schema marts; create schema intermediate;
+        create table marts.gpus as select 'a100-sxm4-80gb' as gpu_id;
+        create table marts.buy_signals (price_date date, gpu_id varchar, channel varchar, pricing_type varchar,
+            price_per varchar, price_usd decimal(18, 6), is_good_deal boolean, is_synthetic boolean,
+            change_vs_previous_7d_median double);
+        create table intermediate.int_offers__market_daily (observed_date date, gpu_id varchar, market_channel varchar,
+            pricing_type varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
+            price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean);
+        create table intermediate.int_fx_rates__daily (currency varchar, rate_date date, usd_per_unit double);
+    """)
+    flags = {1: False, 2: True, 3: False, 5: True, 6: True, 8: True}  # days 4 and 7: no price at all
+    for day, flag in flags.items():
+        connection.execute("insert into marts.buy_signals values (?, 'a100-sxm4-80gb', 'cloud', 'on_demand', "
+                           "'gpu_hour', 1.50, ?, false, 0.0)", [f"2026-06-0{day}", flag])
+        connection.execute("insert into intermediate.int_offers__market_daily values (?, 'a100-sxm4-80gb', 'cloud', "
+                           "'on_demand', 'gpu_hour', 'lambda', 'lambda', 't', 'https://lambda.ai', 1.5, 'USD', 1.5, "
+                           "false)", [f"2026-06-0{day}"])
+    ensure_schema(connection)
+    rule = Rule(name="a100-deal", gpu="a100-sxm4-80gb", market="on_demand", condition="good_deal").validate()
+    fired = [str(event["price_date"]) for day in range(1, 9)
+             for event in evaluate_day(connection, [rule], date(2026, 6, day))]
+    assert fired == ["2026-06-02", "2026-06-05"]
+    assert evaluate_day(connection, [rule], date(2026, 6, 5)) == []  # a day is evaluated once
+    assert connection.execute("select count(*) from alerts.alert_events where offer_url = 'https://lambda.ai'"
+                              ).fetchone()[0] == 2
