@@ -109,11 +109,11 @@ class AmazonPages(RetailSource):
                 return []  # "Currently unavailable" without a price: no observation
             raise ParseError(f"Amazon {asin}: no buy-box price in any known layout (layout changed?)")
         seller = _text(tree.css_first("#merchantInfoFeature_feature_div") or tree.css_first("#merchant-info"))
-        sold_by_amazon = bool(re.search(r"sold by amazon(\.\w+)*\b", seller, re.I)) or \
-            (not seller and tree.css_first("#sellerProfileTriggerId") is None)
+        sold_by_amazon = bool(re.search(r"sold by amazon(\.\w+)*\b", seller, re.I))
+        seller_type = "retailer" if sold_by_amazon else "marketplace" if seller else None  # no seller line: unknown
         common = dict(title=title, currency=currency, url=f"https://{host}/dp/{asin}", index=index, region=host,
-                      condition="refurbished" if "renewed" in title.lower() else "new",
-                      seller_type="retailer" if sold_by_amazon else "marketplace", in_stock=in_stock)
+                      condition="refurbished" if "renewed" in title.lower() else "new", seller_type=seller_type,
+                      in_stock=in_stock)
         offers = [self.card_offer(offer_id=asin, price=price, **common)]
         list_price = parse_price(_first_text(tree, LIST_PRICE), currency)
         if list_price is not None and list_price != price:

@@ -264,7 +264,11 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
             [rule.name, rule.fingerprint, day]).fetchone()
         if seen:
             continue
-        gpu_id = resolve_rule_gpu(connection, rule.gpu)
+        try:
+            gpu_id = resolve_rule_gpu(connection, rule.gpu)
+        except RuleError as error:  # one stale rule never silences the others
+            print(f"alert rule {rule.name} skipped: {error}")
+            continue
         channel, pricing_type, price_per = MARKETS[rule.market]
         keys = {"gpu_id": gpu_id, "channel": channel, "pricing_type": pricing_type, "price_per": price_per, "day": day}
         series = _row(connection.execute(SERIES_SQL, keys))
