@@ -24,7 +24,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer, RawDocument
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient
-from scrapers.retail import RetailSource, parse_price
+from scrapers.retail import RetailSource, node_text, parse_price
 from scrapers.watchlist import watchlist
 
 CURRENCY_BY_HOST = {
@@ -44,15 +44,11 @@ _ASIN_IN_URL = re.compile(r"/(?:dp|gp/product)/([A-Z0-9]{10})")
 UNAVAILABLE = ("currently unavailable", "out of stock", "temporarily out of stock")
 
 
-def _text(node) -> str:
-    return " ".join((node.text() if node is not None else "").split())
-
-
 def _first_text(tree, selectors) -> str:
     for selector in selectors:
         for node in tree.css(selector):
-            if _text(node):
-                return _text(node)
+            if node_text(node):
+                return node_text(node)
     return ""
 
 
@@ -99,8 +95,8 @@ class AmazonPages(RetailSource):
             (_ASIN_IN_URL.search(url).group(1) if _ASIN_IN_URL.search(url) else "")
         if not asin:
             raise ParseError("Amazon product page without an ASIN")
-        title = _text(tree.css_first("#productTitle"))
-        availability = _text(tree.css_first("#availability")).lower()
+        title = node_text(tree.css_first("#productTitle"))
+        availability = node_text(tree.css_first("#availability")).lower()
         in_stock = False if any(word in availability for word in UNAVAILABLE) else \
             True if "in stock" in availability or tree.css_first("#add-to-cart-button") is not None else None
         price = parse_price(_first_text(tree, BUY_BOX_PRICE), currency)
@@ -108,33 +104,32 @@ class AmazonPages(RetailSource):
             if in_stock is False:
                 return []  # "Currently unavailable" without a price: no observation
             raise ParseError(f"Amazon {asin}: no buy-box price in any known layout (layout changed?)")
-        seller = _text(tree.css_first("#merchantInfoFeature_feature_div") or tree.css_first("#merchant-info"))
+        seller = node_text(tree.css_first("#merchantInfoFeature_feature_div") or tree.css_first("#merchant-info"))
         sold_by_amazon = bool(re.search(r"sold by amazon(\.\w+)*\b", seller, re.I))
         seller_type = "retailer" if sold_by_amazon else "marketplace" if seller else None  # no seller line: unknown
-        common = dict(title=title, currency=currency, url=f"https://{host}/dp/{asin}", index=index, region=host,
-                      condition="refurbished" if "renewed" in title.lower() else "new", seller_type=seller_type,
-                      in_stock=in_stock)
-        offers = [self.card_offer(offer_id=asin, price=price, **common)]
         list_price = parse_price(_first_text(tree, LIST_PRICE), currency)
-        if list_price is not None and list_price != price:
-            offers.append(self.card_offer(offer_id=f"{asin}:list", price=list_price, role="list", **common))
-        return offers
+        return self._offers(asin, title, price, list_price, currency, host, index, seller_type, in_stock)
 
     def _search_card(self, card, host: str, currency: str, index: int) -> list[Offer]:
         asin = card.attributes.get("data-asin") or ""
         if not asin:
             return []  # layout placeholders carry an empty data-asin
-        title = _text(card.css_first("h2"))
-        selling = next((_text(node) for node in card.css(".a-price:not([data-a-strike]) .a-offscreen")
-                        if _text(node)), "")
+        title = node_text(card.css_first("h2"))
+        selling = next((node_text(node) for node in card.css(".a-price:not([data-a-strike]) .a-offscreen")
+                        if node_text(node)), "")
         price = parse_price(selling, currency)
         if price is None:
             return []  # "See options" / no featured offer: no observation
-        common = dict(title=title, currency=currency, url=f"https://{host}/dp/{asin}", index=index, region=host,
-                      condition="refurbished" if "renewed" in title.lower() else "new", seller_type=None,
-                      in_stock=True)  # a search card does not say who sells
-        offers = [self.card_offer(offer_id=asin, price=price, **common)]
         list_price = parse_price(_first_text(card, ('.a-price[data-a-strike="true"] .a-offscreen',)), currency)
+        # a search card does not say who sells
+        return self._offers(asin, title, price, list_price, currency, host, index, seller_type=None, in_stock=True)
+
+    def _offers(self, asin, title, price, list_price, currency, host, index, seller_type, in_stock) -> list[Offer]:
+        """The selling row, and the struck list price as its own `list` row when it differs."""
+        common = dict(title=title, currency=currency, url=f"https://{host}/dp/{asin}", index=index, region=host,
+                      condition="refurbished" if "renewed" in title.lower() else "new", seller_type=seller_type,
+                      in_stock=in_stock)
+        offers = [self.card_offer(offer_id=asin, price=price, **common)]
         if list_price is not None and list_price != price:
             offers.append(self.card_offer(offer_id=f"{asin}:list", price=list_price, role="list", **common))
         return offers

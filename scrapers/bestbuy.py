@@ -18,16 +18,12 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer, RawDocument
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient
-from scrapers.retail import RetailSource, json_answer, parse_price, structured_offers
+from scrapers.retail import RetailSource, json_answer, node_text, parse_price, structured_offers
 from scrapers.watchlist import watchlist
 
 BASE_URL = "https://www.bestbuy.com"
 API_URL = "https://api.bestbuy.com/v1/products"
 API_FIELDS = "sku,name,salePrice,regularPrice,onSale,condition,onlineAvailability,url"
-
-
-def _text(node) -> str:
-    return " ".join((node.text() if node is not None else "").split())
 
 
 class _BestBuyOffers(RetailSource):
@@ -68,16 +64,16 @@ class BestBuyPages(_BestBuyOffers):
             price = parse_price(span.text() if span else None, "USD")
             if link is None or price is None:
                 continue
-            button = _text(item.css_first(".fulfillment-add-to-cart-button") or item.css_first("button"))
+            button = node_text(item.css_first(".fulfillment-add-to-cart-button") or item.css_first("button"))
             in_stock = False if "sold out" in button.lower() else True if "add to cart" in button.lower() else None
-            offers.append(self._offer(item.attributes["data-sku-id"], _text(link), price, in_stock,
+            offers.append(self._offer(item.attributes["data-sku-id"], node_text(link), price, in_stock,
                                       BASE_URL + link.attributes.get("href", "").split("?", 1)[0], index))
         return offers
 
     def _search_current(self, tree, index) -> list[Offer]:
         offers = []
         for item in tree.css(".product-list-item[data-product-id]"):
-            title = _text(item.css_first("h2") or item.css_first(".product-title"))
+            title = node_text(item.css_first("h2") or item.css_first(".product-title"))
             block = item.css_first('[data-testid="price-block-customer-price"]')
             price = parse_price(block.text() if block else None, "USD")  # "$59.99$59.99": the first one
             link = item.css_first('a[href*=".p?"]') or item.css_first("a[href]")
@@ -100,7 +96,7 @@ class BestBuyPages(_BestBuyOffers):
         price = parse_price(block.text() if block else None, "USD")
         if heading is None or price is None:
             return []
-        return [self._offer(sku, _text(heading), price, None, url.split("?", 1)[0], index)]
+        return [self._offer(sku, node_text(heading), price, None, url.split("?", 1)[0], index)]
 
 
 class BestBuyApi(_BestBuyOffers):

@@ -30,7 +30,9 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer, RawDocument
 from scrapers.errors import FetchError, MissingCredentials, ParseError
 from scrapers.http import HttpClient
-from scrapers.retail import CONDITIONS, RetailSource, condition_from_text, json_answer, parse_price, parse_range
+from scrapers.retail import (
+    CONDITIONS, RetailSource, condition_from_text, json_answer, node_text, parse_price, parse_range,
+)
 from scrapers.watchlist import watchlist
 
 SEARCH_URL = "https://www.ebay.com/sch/i.html"
@@ -74,7 +76,7 @@ class EbaySearch(RetailSource):
         title_node = item.css_first(".s-item__title")
         for decoration in title_node.css(".LIGHT_HIGHLIGHT, .clipped") if title_node else []:
             decoration.decompose()  # "Neues Angebot" / "New Listing" prefixes
-        title = " ".join((title_node.text() if title_node else "").split())
+        title = node_text(title_node)
         link = item.css_first("a.s-item__link")
         href = link.attributes.get("href", "") if link else ""
         listing = _ITEM_ID.search(href)
@@ -97,7 +99,7 @@ class EbaySearch(RetailSource):
     def _card(self, card, currency: str, index: int) -> Offer | None:
         listing_id = card.attributes.get("data-listingid") or ""
         title_node = card.css_first(".s-card__title .su-styled-text") or card.css_first(".s-card__title")
-        title = " ".join((title_node.text() if title_node else "").split())
+        title = node_text(title_node)
         if listing_id == GHOST_LISTING_ID or title == "Shop on eBay":
             return None
         price_text = card.css_first(".s-card__price").text() if card.css_first(".s-card__price") else ""

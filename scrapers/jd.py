@@ -80,6 +80,7 @@ class JdStock(RetailSource):
         return [await client.get(self.url(item), allowed_hosts=self.hosts) for item in self.items]
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
+        labels = {str(item["sku"]): item.get("gpu", "") for item in self.items}
         offers = []
         for index, document in enumerate(documents):
             payload = _payload(document)
@@ -89,17 +90,16 @@ class JdStock(RetailSource):
                 sku = str(payload.get("skuId") or payload.get("realSkuId") or "")
                 entries = [(sku, (payload.get("jdPrice") or {}).get("p"), STOCK_STATES.get(payload.get("StockState")))]
             offers += [offer for sku, price, in_stock in entries
-                       if (offer := self._offer(sku, price, in_stock, index)) is not None]
+                       if (offer := self._offer(sku, labels.get(sku, ""), price, in_stock, index)) is not None]
         return offers
 
-    def _offer(self, sku: str, price, in_stock: bool | None, index: int) -> Offer | None:
+    def _offer(self, sku: str, label: str, price, in_stock: bool | None, index: int) -> Offer | None:
         try:
             amount = Decimal(str(price))
         except (InvalidOperation, TypeError):
             raise ParseError(f"JD sku {sku}: price p {price!r} is not a number") from None
         if amount <= 0:  # -1.00: no price (off shelf): no observation, not a zero price
             return None
-        label = {str(item["sku"]): item.get("gpu", "") for item in self.items}.get(sku, "")
         return self.card_offer(
             offer_id=sku, title=label or None, price=amount, currency="CNY", url=f"https://item.jd.com/{sku}.html",
             index=index, region=self.area, in_stock=in_stock, raw_name_fallback=label or sku,

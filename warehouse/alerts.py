@@ -225,9 +225,10 @@ def resolve_rule_gpu(connection: duckdb.DuckDBPyConnection, gpu: str) -> str:
     return resolved
 
 
-def _row(cursor) -> dict | None:
-    found = cursor.fetchone()
-    return dict(zip([d[0] for d in cursor.description], found, strict=True)) if found else None
+def _first(connection: duckdb.DuckDBPyConnection, sql: str, parameters: dict) -> dict | None:
+    from warehouse.db import fetch_dicts
+
+    return next(iter(fetch_dicts(connection, sql, parameters)), None)
 
 
 def _condition(connection, rule: Rule, series: dict, day: date) -> tuple[bool | None, Decimal | None]:
@@ -237,7 +238,7 @@ def _condition(connection, rule: Rule, series: dict, day: date) -> tuple[bool | 
         if rule.currency == "USD":
             threshold = Decimal(rule.price)
         else:
-            rate = _row(connection.execute(USD_RATE_SQL, {"currency": rule.currency, "day": day}))
+            rate = _first(connection, USD_RATE_SQL, {"currency": rule.currency, "day": day})
             if rate is None:
                 return None, None  # no rate for that day: unknown, never a guess
             threshold = Decimal(rule.price) * Decimal(str(rate["usd_per_unit"]))
@@ -254,24 +255,35 @@ def _condition(connection, rule: Rule, series: dict, day: date) -> tuple[bool | 
     return (previous_low is not None and price < previous_low), previous_low
 
 
-def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: date) -> list[dict]:
-    """Evaluate every rule on one day (once: a day already evaluated for a rule is skipped). Returns new events."""
+def resolve_rules(connection: duckdb.DuckDBPyConnection, rules: list[Rule]) -> dict[str, str]:
+    """Each rule's canonical GPU id by rule name. A rule whose GPU no longer resolves is left out (and said so):
+    one stale rule never silences the others."""
+    gpu_ids = {}
+    for rule in rules:
+        try:
+            gpu_ids[rule.name] = resolve_rule_gpu(connection, rule.gpu)
+        except RuleError as error:
+            print(f"alert rule {rule.name} skipped: {error}")
+    return gpu_ids
+
+
+def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: date,
+                 gpu_ids: dict[str, str] | None = None) -> list[dict]:
+    """Evaluate every rule on one day (once: a day already evaluated for a rule is skipped). Returns new events.
+    `gpu_ids` (from resolve_rules) saves resolving the rules' GPU names again for every day."""
     ensure_schema(connection)
+    gpu_ids = resolve_rules(connection, rules) if gpu_ids is None else gpu_ids
     events = []
     for rule in rules:
         seen = connection.execute(
             "select 1 from alerts.rule_days where rule_name = ? and rule_fingerprint = ? and price_date = ?",
             [rule.name, rule.fingerprint, day]).fetchone()
-        if seen:
+        if seen or rule.name not in gpu_ids:
             continue
-        try:
-            gpu_id = resolve_rule_gpu(connection, rule.gpu)
-        except RuleError as error:  # one stale rule never silences the others
-            print(f"alert rule {rule.name} skipped: {error}")
-            continue
+        gpu_id = gpu_ids[rule.name]
         channel, pricing_type, price_per = MARKETS[rule.market]
         keys = {"gpu_id": gpu_id, "channel": channel, "pricing_type": pricing_type, "price_per": price_per, "day": day}
-        series = _row(connection.execute(SERIES_SQL, keys))
+        series = _first(connection, SERIES_SQL, keys)
         holds, reference = (None, None) if series is None else _condition(connection, rule, series, day)
         before = connection.execute(
             """select condition_holds from alerts.rule_days where rule_name = ? and rule_fingerprint = ?
@@ -281,7 +293,7 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
                            [rule.name, rule.fingerprint, day, holds])
         if not holds or (before is not None and before[0]):
             continue  # not holding, or still holding since it last fired (it has not cleared)
-        offer = _row(connection.execute(CHEAPEST_OFFER_SQL, keys)) or {}
+        offer = _first(connection, CHEAPEST_OFFER_SQL, keys) or {}
         unit = "per GPU-hour" if price_per == "gpu_hour" else "per card"
         synthetic = bool(series["is_synthetic"])
         message = (f"{rule.describe()} on {day}: ${series['price_usd']:,.2f} {unit}"
@@ -315,10 +327,11 @@ def evaluate(days: list[date], rules: list[Rule] | None = None) -> list[dict]:
     events = []
     with db.connect() as connection:
         ensure_schema(connection)
+        gpu_ids = resolve_rules(connection, rules)
         connection.execute("begin")
         try:
             for day in sorted(set(days)):
-                events += evaluate_day(connection, rules, day)
+                events += evaluate_day(connection, rules, day, gpu_ids)
             connection.execute("commit")
         except Exception:
             connection.execute("rollback")
