@@ -140,6 +140,14 @@ def cmd_backfill(args) -> int:
 
 
 def cmd_bench(args) -> int:
+    if args.kind == "build":
+        from flows.bench_build import bench_build, report
+
+        horizons = tuple(days for days in (30, 365, 1095) if days <= args.years * 365) or (30,)
+        root = Path(args.root).resolve() if args.root else stages.data_home() / "bench-build"
+        results, queries = bench_build(root, horizons, args.marketplace_offers, args.increments, args.query_runs)
+        print(report(results, queries))
+        return 0
     from flows.bench import bench_fetch
 
     result = bench_fetch(args.latency_ms / 1000, args.interval_ms / 1000, args.concurrency)
@@ -148,8 +156,9 @@ def cmd_bench(args) -> int:
 
 
 def cmd_build(args) -> int:
-    stages.build(args.select, args.vars)
-    print("dbt build done")
+    plan = stages.build(args.select, args.vars, full_refresh=args.full_refresh)
+    kind = "full rebuild" if plan.full_refresh else f"incremental, {len(plan.rebuild_dates)} day(s) rewritten"
+    print(f"dbt build done ({kind}: {plan.reason})")
     return 0
 
 
@@ -393,8 +402,14 @@ def build_parser() -> argparse.ArgumentParser:
     backfill.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
     backfill.set_defaults(func=cmd_backfill)
 
-    bench = commands.add_parser("bench", help="benchmarks that print figures (fetch: against the local server)")
-    bench.add_argument("kind", choices=["fetch"])
+    bench = commands.add_parser(
+        "bench", help="benchmarks that print figures (fetch: against the local server; build: synthetic history)")
+    bench.add_argument("kind", choices=["fetch", "build"])
+    bench.add_argument("--years", type=int, default=3, help="build: longest history (1 month, 1 year, 3 years)")
+    bench.add_argument("--marketplace-offers", type=int, default=10_000, help="build: marketplace offers per day")
+    bench.add_argument("--increments", type=int, default=3, help="build: daily incremental builds timed per history")
+    bench.add_argument("--query-runs", type=int, default=20, help="build: runs of each dashboard query")
+    bench.add_argument("--root", help="build: where the bench warehouses go (default <home>/bench-build)")
     bench.add_argument("--latency-ms", type=float, default=200.0, help="injected latency per response")
     bench.add_argument("--interval-ms", type=float, default=250.0, help="per-host minimum interval between starts")
     bench.add_argument("--concurrency", type=int, default=2, help="per-host requests in flight")
@@ -403,6 +418,8 @@ def build_parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="dbt build (seeds, models, data tests, unit tests)")
     build.add_argument("--select", help="a dbt selector")
     build.add_argument("--vars", help="override estimate assumptions, YAML: '{mfu: 0.35, pue: 1.2}'")
+    build.add_argument("--full-refresh", action="store_true",
+                       help="rebuild every day (default: only the days changed since the last build)")
     build.set_defaults(func=cmd_build)
 
     est = commands.add_parser(

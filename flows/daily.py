@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 from datetime import date, datetime
+from pathlib import Path
 
 # Prefect's ephemeral API server needs more than its default 20 s to start (and migrate) on a fresh 2-core machine.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
@@ -20,7 +21,7 @@ from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 from flows import stages  # noqa: E402
 from flows.offline import (  # noqa: E402
-    RecordedServer, load_recordings, placeholder_credentials, replay_plan, rewrite_to,
+    RecordedServer, load_faults, load_recordings, placeholder_credentials, replay_plan, rewrite_to,
 )
 from scrapers.errors import FetchError, SourceError  # noqa: E402
 from scrapers.http import HttpClient, HttpSettings  # noqa: E402
@@ -31,7 +32,20 @@ from warehouse.load import IngestRecord  # noqa: E402
 OFFLINE_HTTP = HttpSettings(per_host_min_interval_s=0.0, per_host_concurrency=4, backoff_base_s=0.05)
 
 
-@task(retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE, task_run_name="collect-{source_id}")
+# A source's whole fetch (every page, every retry inside the HTTP client) must end within this; past it the source
+# is recorded as failed and the run goes on. With the task retries below, one source can hold a run for at most
+# (SOURCE_RETRIES + 1) x SOURCE_DEADLINE_S + SOURCE_RETRIES x SOURCE_RETRY_DELAY_S.
+SOURCE_DEADLINE_S = float(os.environ.get("GPUPRICES_SOURCE_DEADLINE_S", 900))
+SOURCE_RETRIES = int(os.environ.get("GPUPRICES_SOURCE_RETRIES", 2))
+SOURCE_RETRY_DELAY_S = float(os.environ.get("GPUPRICES_SOURCE_RETRY_DELAY_S", 10))
+
+
+class SourceDeadlineExceeded(FetchError):
+    """The source's fetch ran past SOURCE_DEADLINE_S (not retried: it would only run past it again)."""
+
+
+@task(retries=SOURCE_RETRIES, retry_delay_seconds=SOURCE_RETRY_DELAY_S, cache_policy=NO_CACHE,
+      task_run_name="collect-{source_id}")
 async def collect_source(
     source_id: str,
     observed_at: datetime,
@@ -44,7 +58,11 @@ async def collect_source(
     source = all_sources({source_id: overrides or {}})[source_id]
     started_at = stages.utc_now()
     try:
-        run = await stages.fetch_and_land(source, client, observed_at, data_origin)
+        try:
+            async with asyncio.timeout(SOURCE_DEADLINE_S):
+                run = await stages.fetch_and_land(source, client, observed_at, data_origin)
+        except TimeoutError:
+            raise SourceDeadlineExceeded(f"{source_id}: fetch did not finish within {SOURCE_DEADLINE_S:g}s") from None
     except SourceError as error:
         if isinstance(error, FetchError) and error.transient:
             raise  # Prefect retries the task
@@ -62,8 +80,9 @@ async def collect_all(
     offline_base_url: str | None = None,
 ) -> list[IngestRecord]:
     data_origins, overrides = data_origins or {}, overrides or {}
-    settings = OFFLINE_HTTP if offline_base_url else HttpSettings()
+    settings = (OFFLINE_HTTP if offline_base_url else HttpSettings()).with_env_overrides()
     rewrite = rewrite_to(offline_base_url) if offline_base_url else None
+    started_at = stages.utc_now()
     async with HttpClient(settings, rewrite=rewrite) as client:
         results = await asyncio.gather(
             *(
@@ -79,7 +98,7 @@ async def collect_all(
     for source_id, result in zip(source_ids, results, strict=True):
         if isinstance(result, BaseException):  # retries exhausted, or a bug in one source: isolate it
             parser_version = all_sources()[source_id].parser_version
-            result = stages.record_failure(source_id, parser_version, observed_at, result, stages.utc_now(), trigger)
+            result = stages.record_failure(source_id, parser_version, observed_at, result, started_at, trigger)
         records.append(result)
     return records
 
@@ -154,7 +173,9 @@ async def replay_offline(
     """Every bundled day in order, through the real fetch code against the local recorded-response server."""
     plan = replay_plan(load_recordings(), since, until)
     report = stages.RunReport(observed_at=plan[-1].observed_at)
-    with RecordedServer() as server, placeholder_credentials(list(all_sources().values())):
+    # GPUPRICES_FAULTS: a fault plan (flows/offline.py Fault) to replay bad days: 429s, resets, captchas...
+    faults = load_faults(Path(os.environ["GPUPRICES_FAULTS"])) if os.environ.get("GPUPRICES_FAULTS") else None
+    with RecordedServer(faults=faults) as server, placeholder_credentials(list(all_sources().values())):
         for number, day in enumerate(plan, start=1):
             source_ids = [s for s in day.sources if not sources or s in sources]
             stages.progress(f"offline day {number}/{len(plan)} {day.observed_at:%Y-%m-%d}: {', '.join(source_ids)}")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import struct
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -66,14 +68,63 @@ def replay_plan(recordings: list[dict], since: date | None = None, until: date |
     return plan
 
 
-class RecordedServer:
-    """Serves the routes of the current replay day on 127.0.0.1; anything else is a 404."""
+FAULT_KINDS = ("status", "reset", "hang", "slow_body", "truncate", "replace_body", "huge_body", "redirect")
 
-    def __init__(self, bundle_dir: Path = BUNDLE_DIR):
+
+@dataclass
+class Fault:
+    """A failure the recorded-response server injects for every request whose route starts with `route`
+    ("host/path?query" as in the bundle index; a bare host matches all its routes). `times` = how many matching
+    requests fail before the route answers normally again (None: all of them).
+
+      status        answer `status` (429, 500, 503...) with an empty body, and `retry_after` seconds if given
+      reset         close the connection without an answer (TCP reset)
+      hang          say nothing for `seconds`, then close
+      slow_body     send the headers, then the body `chunk_bytes` at a time, one chunk every `seconds`
+      truncate      the recorded body cut to `keep_fraction` of its length (Content-Length tells the cut length)
+      replace_body  answer 200 with the file `body_file` (a changed layout, a captcha page) instead
+      huge_body     answer 200 with `bytes` bytes of JSON-looking filler, no Content-Length
+      redirect      answer 302 to `location`
+    """
+
+    route: str
+    kind: str
+    times: int | None = None
+    status: int = 503
+    retry_after: str | None = None
+    seconds: float = 1.0
+    chunk_bytes: int = 16
+    keep_fraction: float = 0.5
+    body_file: str | None = None
+    bytes: int = 50_000_000
+    location: str = "https://attacker.example/prices.json"
+    hits: int = 0
+
+    def __post_init__(self):
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"fault kind {self.kind!r} is not one of {FAULT_KINDS}")
+
+
+def load_faults(path: Path) -> list[Fault]:
+    """A fault plan: {"faults": [{"route": ..., "kind": ..., ...}, ...]}; body_file relative to the plan's folder."""
+    faults = [Fault(**entry) for entry in json.loads(path.read_text())["faults"]]
+    for fault in faults:
+        if fault.body_file:
+            fault.body_file = str((path.parent / fault.body_file).resolve())
+    return faults
+
+
+class RecordedServer:
+    """Serves the routes of the current replay day on 127.0.0.1; anything else is a 404. `faults` (a fault plan,
+    see Fault) makes chosen routes fail the way real sites do."""
+
+    def __init__(self, bundle_dir: Path = BUNDLE_DIR, faults: list[Fault] | None = None):
         self.bundle_dir = bundle_dir
         self.routes: dict[str, str] = {}
         self.requests: list[str] = []
         self.latency_s = 0.0  # injected per-response latency (gpuprices bench fetch)
+        self.faults = faults or []
+        self._fault_lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -93,8 +144,13 @@ class RecordedServer:
                     self.send_error(404, "no recording for this URL on this replay day")
                     return
                 body = (server.bundle_dir / relative).read_bytes()
+                content_type = CONTENT_TYPES.get(Path(relative).suffix, "application/octet-stream")
+                fault = server._take_fault(key)
+                if fault is not None:
+                    _inject(self, fault, body, content_type)
+                    return
                 self.send_response(200)
-                self.send_header("Content-Type", CONTENT_TYPES.get(Path(relative).suffix, "application/octet-stream"))
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -104,6 +160,14 @@ class RecordedServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def _take_fault(self, key: str) -> Fault | None:
+        with self._fault_lock:
+            for fault in self.faults:
+                if key.startswith(fault.route) and (fault.times is None or fault.hits < fault.times):
+                    fault.hits += 1
+                    return fault
+        return None
 
     @property
     def base_url(self) -> str:
@@ -117,6 +181,58 @@ class RecordedServer:
     def __exit__(self, *exc) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+def _inject(handler: BaseHTTPRequestHandler, fault: Fault, body: bytes, content_type: str) -> None:
+    """Answer one request the way `fault` says (see Fault)."""
+    handler.close_connection = True
+    if fault.kind == "status":
+        handler.send_response(fault.status)
+        if fault.retry_after is not None:
+            handler.send_header("Retry-After", fault.retry_after)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+    elif fault.kind == "reset":
+        # SO_LINGER 0: close() sends a RST instead of a clean FIN
+        handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        handler.connection.close()
+    elif fault.kind == "hang":
+        threading.Event().wait(fault.seconds)
+    elif fault.kind == "slow_body":
+        handler.send_response(200)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        try:
+            for start in range(0, len(body), fault.chunk_bytes):
+                handler.wfile.write(body[start:start + fault.chunk_bytes])
+                handler.wfile.flush()
+                threading.Event().wait(fault.seconds)
+        except OSError:  # the client gave up: what a slow body is for
+            pass
+    elif fault.kind in ("truncate", "replace_body"):
+        cut = body[: int(len(body) * fault.keep_fraction)] if fault.kind == "truncate" else \
+            Path(fault.body_file).read_bytes()
+        handler.send_response(200)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(cut)))
+        handler.end_headers()
+        handler.wfile.write(cut)
+    elif fault.kind == "huge_body":
+        handler.send_response(200)
+        handler.send_header("Content-Type", content_type)
+        handler.end_headers()  # no Content-Length: the body ends when the connection closes
+        filler = b'{"filler": "' + b"x" * (1 << 20) + b'"}\n'
+        try:
+            for _ in range(fault.bytes // len(filler) + 1):
+                handler.wfile.write(filler)
+        except OSError:  # the client stopped reading at its size cap
+            pass
+    elif fault.kind == "redirect":
+        handler.send_response(302)
+        handler.send_header("Location", fault.location)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
 
 
 def rewrite_to(base_url: str):

@@ -1,6 +1,7 @@
 """The one HTTP client every source uses.
 
-- timeouts on connect/read, and a whole-response size cap (bodies are streamed and cut off past the cap);
+- timeouts on connect/read, a deadline for each whole response (a body trickling in a byte at a time never passes
+  a read timeout), and a size cap (bodies are streamed and cut off past the cap);
 - retries with exponential backoff and full jitter on transient failures (connection errors, timeouts, 429, 5xx),
   honouring Retry-After on 429/503; never a retry on other 4xx;
 - per-host concurrency and a per-host minimum interval between requests;
@@ -11,7 +12,9 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
+import os
 import random
 import time
 from collections.abc import Callable
@@ -37,11 +40,24 @@ class HttpSettings:
     backoff_base_s: float = 1.0
     backoff_cap_s: float = 30.0
     max_retry_after_s: float = 120.0  # a server asking us to wait longer than this is treated as a failure
-    max_body_bytes: int = 50 * 1024 * 1024
+    attempt_timeout_s: float = 300.0  # one request, headers and whole body: past it the attempt is a timeout
+    max_body_bytes: int = 25_000_000  # no price page or API answer comes near; AWS offer files set their own cap
     max_redirects: int = 5
     per_host_concurrency: int = 2
     per_host_min_interval_s: float = 0.25
     host_overrides: dict[str, tuple[int, float]] = field(default_factory=dict)  # host -> (concurrency, interval)
+
+    # Environment overrides (e.g. shorter timeouts for a fault-injection run): GPUPRICES_HTTP_<FIELD NAME>.
+    ENV_FIELDS = ("connect_timeout_s", "read_timeout_s", "attempt_timeout_s", "max_attempts", "backoff_base_s",
+                  "backoff_cap_s", "max_retry_after_s", "max_body_bytes")
+
+    def with_env_overrides(self) -> HttpSettings:
+        changes = {}
+        for name in self.ENV_FIELDS:
+            value = os.environ.get(f"GPUPRICES_HTTP_{name.upper()}")
+            if value:
+                changes[name] = type(getattr(self, name))(float(value))
+        return dataclasses.replace(self, **changes)
 
 
 class _HostGate:
@@ -171,11 +187,15 @@ class HttpClient:
         for attempt in range(self.settings.max_attempts):
             try:
                 async with self._gate(host):
-                    status, body, response_headers = await self._send_once(method, url, headers, json, form, cap)
+                    async with asyncio.timeout(self.settings.attempt_timeout_s):
+                        status, body, response_headers = await self._send_once(method, url, headers, json, form, cap)
             except ResponseTooLarge:
                 raise
             except (httpx.TransportError, httpx.DecodingError) as error:  # resets, timeouts, truncated gzip
                 last_error = f"{type(error).__name__}: {error}"
+                delay = self._backoff(attempt)
+            except TimeoutError:  # the whole response took longer than attempt_timeout_s (a slow body)
+                last_error = f"no complete response within {self.settings.attempt_timeout_s:g}s"
                 delay = self._backoff(attempt)
             else:
                 if status not in TRANSIENT_STATUSES:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from scrapers.registry import all_sources
 from warehouse import db
 
-DOCUMENTED_SCHEMAS = ("raw", "reference", "staging", "intermediate", "marts", "alerts")
+DOCUMENTED_SCHEMAS = ("raw", "meta", "reference", "staging", "intermediate", "marts", "alerts")
 
 
 def schema_markdown() -> str:

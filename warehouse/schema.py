@@ -6,7 +6,7 @@ A re-parse after a parser fix adds a new parser_version beside the old rows; sta
 
 from __future__ import annotations
 
-SCHEMAS = ("raw", "staging", "intermediate", "marts")
+SCHEMAS = ("raw", "meta", "staging", "intermediate", "marts")
 
 RAW_TABLES = {
     "raw.ingest_runs": """
@@ -94,6 +94,14 @@ RAW_TABLES = {
         reason          VARCHAR NOT NULL,
         detail          VARCHAR,            -- the offending offer or figures, as JSON
         quarantined_at  TIMESTAMPTZ NOT NULL
+    """,
+    "meta.builds": """
+        started_at          TIMESTAMPTZ NOT NULL,
+        finished_at         TIMESTAMPTZ NOT NULL,
+        ingested_through    TIMESTAMPTZ,          -- newest raw.ingest_runs.finished_at the build covered
+        full_refresh        BOOLEAN NOT NULL,     -- every day rebuilt, or only the changed ones
+        rebuilt_days        INTEGER NOT NULL,     -- days rewritten by an incremental build
+        models_fingerprint  VARCHAR NOT NULL      -- hash of models/seeds/tests: a change forces a full rebuild
     """,
     "raw.landing_documents": """
         run_id      VARCHAR NOT NULL,

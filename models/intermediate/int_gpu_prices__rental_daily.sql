@@ -1,9 +1,12 @@
-{{ config(schema='intermediate', materialized='table') }}
+{{ config(
+    schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
+) }}
 -- What renting a GPU-hour cost each day across every rental channel (cloud and marketplace together), per
 -- pricing type, pivoted so the estimates join one row per GPU and day.
 with rental_offers as (
     select * from {{ ref('int_offers__market_daily') }}
     where price_per = 'gpu_hour'
+      and {{ rebuilt_days_filter('observed_date') }}
 ),
 
 by_pricing_type as (

@@ -1,8 +1,11 @@
-{{ config(schema='intermediate', materialized='table') }}
+{{ config(
+    schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
+) }}
 -- What buying one card cost each day: the cheapest new card in stock at a retailer that day (street price), or,
 -- on a day with no retail price, the launch/list price from the spec table, labelled as such.
 with price_days as (
     select distinct observed_date as price_date from {{ ref('int_offers__market_daily') }}
+    where {{ rebuilt_days_filter('observed_date') }}
 ),
 
 street_prices as (
@@ -13,6 +16,7 @@ street_prices as (
         bool_or(is_synthetic) as is_synthetic
     from {{ ref('int_offers__market_daily') }}
     where market_channel = 'retail_new'
+      and {{ rebuilt_days_filter('observed_date') }}
     group by all
 ),
 

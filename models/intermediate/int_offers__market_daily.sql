@@ -1,4 +1,6 @@
-{{ config(schema='intermediate', materialized='table') }}
+{{ config(
+    schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='observed_date'
+) }}
 -- The offers the market figures are computed from, one USD price per unit each:
 --   * one source per provider and day, so a provider seen by two sources (its own API and a catalog that copies
 --     it) counts once: a real capture beats a reconstructed or synthetic one, the provider's own API beats a catalog;
@@ -7,6 +9,7 @@
 with daily_offers as (
     select * from {{ ref('int_offers__daily') }}
     where gpu_id is not null
+      and {{ rebuilt_days_filter('observed_date') }}
 ),
 
 source_days as (

@@ -1,4 +1,6 @@
-{{ config(schema='marts', materialized='table') }}
+{{ config(
+    schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
+) }}
 -- What a GPU-hour cost each day: per day x GPU x channel x provider x source x pricing type x host-VM basis,
 -- the cheapest and median USD per GPU-hour over that day's snapshot of the source.
 with daily_offers as (
@@ -6,6 +8,7 @@ with daily_offers as (
     from {{ ref('int_offers__daily') }}
     where gpu_id is not null
       and price_per_gpu_hour_usd is not null
+      and {{ rebuilt_days_filter('observed_date') }}
 ),
 
 aggregated as (

@@ -1,9 +1,12 @@
-{{ config(schema='marts', materialized='table') }}
+{{ config(
+    schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
+) }}
 -- The market price of a GPU each day, per channel and pricing type: cheapest, 25th percentile and median over
 -- the offers of that day (one source per provider; see int_offers__market_daily), in USD per GPU-hour for
 -- rentals and USD per card for retail.
 with market_offers as (
     select * from {{ ref('int_offers__market_daily') }}
+    where {{ rebuilt_days_filter('observed_date') }}
 ),
 
 aggregated as (

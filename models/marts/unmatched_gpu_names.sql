@@ -1,7 +1,8 @@
 {{ config(schema='marts', materialized='table') }}
--- Raw GPU names that no alias resolves: kept in the warehouse, listed here (and by `gpuprices status`).
+-- Raw GPU names that no alias resolves: kept in the warehouse, listed here (and by `gpuprices status`). Counted
+-- over the daily snapshots (int_offers__daily), the table the daily figures come from.
 with unmatched as (
-    select * from {{ ref('int_offers__current') }} where gpu_id is null
+    select * from {{ ref('int_offers__daily') }} where gpu_id is null
 )
 
 select
