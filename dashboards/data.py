@@ -11,6 +11,7 @@ from datetime import date
 import duckdb
 
 from warehouse.db import fetch_dicts as _rows
+from warehouse.db import open_for_reading
 from warehouse.paths import database_path
 
 OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
@@ -55,9 +56,10 @@ def load(path=None, read_only: bool = True) -> DashboardData:
     """read_only=False only inside the daily run's own process, where dbt-duckdb keeps its read-write connection
     open and DuckDB refuses a second connection to the file with another configuration."""
     path = path or database_path()
-    if not path.exists():
-        raise FileNotFoundError(f"no warehouse at {path}: run `gpuprices run --offline` (or `gpuprices run`) first")
-    with duckdb.connect(str(path), read_only=read_only) as connection:
+    if not read_only:
+        with duckdb.connect(str(path)) as connection:
+            return _load(connection)
+    with open_for_reading(path) as connection:  # the snapshot while a run writes
         return _load(connection)
 
 

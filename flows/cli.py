@@ -156,9 +156,13 @@ def cmd_bench(args) -> int:
 
 
 def cmd_build(args) -> int:
+    from warehouse import db
+
     plan = stages.build(args.select, args.vars, full_refresh=args.full_refresh)
     kind = "full rebuild" if plan.full_refresh else f"incremental, {len(plan.rebuild_dates)} day(s) rewritten"
     print(f"dbt build done ({kind}: {plan.reason})")
+    if not args.select:
+        db.publish_snapshot()
     return 0
 
 

@@ -20,6 +20,7 @@ from prefect import flow, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 from flows import stages  # noqa: E402
+from warehouse import db  # noqa: E402
 from flows.offline import (  # noqa: E402
     RecordedServer, load_faults, load_recordings, placeholder_credentials, replay_plan, rewrite_to,
 )
@@ -149,6 +150,8 @@ def _finish(report: stages.RunReport, build: bool, export: bool, days: list | No
                 report.dashboard = dashboard_task()
             except Exception as error:  # noqa: BLE001 - reported in the run report and on the console
                 report.dashboard_error = f"{type(error).__name__}: {error}"
+    # What readers see while the next run writes (warehouse/db.py).
+    report.snapshot = str(db.publish_snapshot())
     report.write()
     return report.as_dict()
 

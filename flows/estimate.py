@@ -62,7 +62,7 @@ class EstimateRequest:
 
 def _connect() -> duckdb.DuckDBPyConnection:
     try:
-        connection = duckdb.connect(str(db.database_path()), read_only=True)
+        connection = db.open_for_reading()
     except duckdb.IOException as error:
         raise EstimateError(f"cannot open the warehouse ({error}); is a run writing it?") from error
     ready = connection.execute(

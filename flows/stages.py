@@ -258,26 +258,32 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
 
 # -- export --------------------------------------------------------------------------------------------------------
 def export_marts() -> list[Path]:
-    """Each mart to Parquet partitioned by date (hive style: price_date=YYYY-MM-DD/). Written beside the old
-    export and swapped in, so a reader never sees half an export."""
+    """Each mart to Parquet partitioned by date (hive style: price_date=YYYY-MM-DD/), as a new version directory
+    (export/.versions/<mart>-<time>/) that the link export/<mart> is then switched to in one rename: a reader
+    resolves the link once and reads one complete version. The previous version is kept (a reader that opened it
+    before the switch can finish); older ones are deleted."""
     written = []
+    root = export_root()
+    versions = root / ".versions"
+    versions.mkdir(parents=True, exist_ok=True)
+    stamp = f"{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}-{os.getpid()}"
     # Same (read-write) configuration as the dbt-duckdb connection that may still be open in this process.
     with db.connect() as connection:
         for mart in EXPORTED_MARTS:
-            target = export_root() / mart
-            staging = target.with_name(f".{mart}.new")
-            shutil.rmtree(staging, ignore_errors=True)
-            staging.parent.mkdir(parents=True, exist_ok=True)
+            version = versions / f"{mart}-{stamp}"
             connection.execute(
-                f"COPY (SELECT * FROM marts.{mart}) TO '{staging}' (FORMAT PARQUET, PARTITION_BY (price_date))"
+                f"COPY (SELECT * FROM marts.{mart}) TO '{version}' (FORMAT PARQUET, PARTITION_BY (price_date))"
             )
-            old = target.with_name(f".{mart}.old")
-            shutil.rmtree(old, ignore_errors=True)
-            if target.exists():
-                target.rename(old)
-            staging.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
-            written.append(target)
+            link = root / mart
+            if link.is_dir() and not link.is_symlink():  # an export made before versions: replaced once
+                shutil.rmtree(link)
+            new_link = root / f".{mart}.link-{os.getpid()}"
+            new_link.unlink(missing_ok=True)
+            new_link.symlink_to(version.relative_to(root))  # relative: the export folder can be moved or synced
+            os.replace(new_link, link)
+            for old in sorted(versions.glob(f"{mart}-*"))[:-2]:
+                shutil.rmtree(old, ignore_errors=True)
+            written.append(link)
     return written
 
 
@@ -293,10 +299,12 @@ class RunReport:
     alerts: list[dict] = field(default_factory=list)            # alert events fired by this run
     alert_deliveries: list[dict] = field(default_factory=list)  # each (event, channel): delivered or failed
     alerts_error: str | None = None
+    snapshot: str | None = None  # the copy readers use while the next run writes
 
     def as_dict(self) -> dict:
         return {
             "observed_at": self.observed_at.isoformat(),
+            "snapshot": self.snapshot,
             "built": self.built,
             "exported": self.exported,
             "dashboard": self.dashboard,

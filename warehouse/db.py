@@ -1,28 +1,89 @@
-"""DuckDB connections to the warehouse file."""
+"""DuckDB connections to the warehouse file, and the snapshot readers fall back to while a run writes.
+
+DuckDB lets one process write a database file, and no other process open it meanwhile, not even to read. So:
+  * a writer (a run, a build, a load) waits up to GPUPRICES_LOCK_WAIT_S for readers' short sessions to end;
+  * a reader (`gpuprices sql`, `status`, `estimate`, the dashboard build) that finds the file held by a writer reads
+    the snapshot instead: a copy of the whole warehouse published at the end of every run and build
+    (<home>/snapshot/gpuprices.duckdb, swapped in by rename, so a reader sees the last complete state, never half
+    of a new one). It says so on stderr, with the snapshot's time.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
+import sys
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
 
 import duckdb
 
-from warehouse.paths import database_path
+from warehouse.paths import database_path, snapshot_path
 from warehouse.schema import create_raw_schema
+
+
+def _is_lock_conflict(error: Exception) -> bool:
+    return isinstance(error, duckdb.IOException) and "lock" in str(error).lower()
+
+
+def open_for_reading(path: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """The live warehouse read-only, or, while a writer holds it, the last published snapshot."""
+    path = path or database_path()
+    if not path.exists():
+        raise FileNotFoundError(f"no warehouse at {path}: run `gpuprices run --offline` (or `gpuprices run`) first")
+    try:
+        return duckdb.connect(str(path), read_only=True)
+    except duckdb.IOException as error:
+        snapshot = snapshot_path(path)
+        if not _is_lock_conflict(error) or not snapshot.exists():
+            raise
+        published = datetime.fromtimestamp(snapshot.stat().st_mtime, UTC)
+        print(f"note: a run is writing the warehouse; reading the snapshot published {published:%Y-%m-%d %H:%M:%S} "
+              "UTC", file=sys.stderr)
+        return duckdb.connect(str(snapshot), read_only=True)
+
+
+def open_for_writing(path: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """The live warehouse read-write, waiting (GPUPRICES_LOCK_WAIT_S, default 120 s) while readers hold it."""
+    path = path or database_path()
+    deadline = time.monotonic() + float(os.environ.get("GPUPRICES_LOCK_WAIT_S", 120))
+    pause = 0.05
+    while True:
+        try:
+            return duckdb.connect(str(path))
+        except duckdb.IOException as error:
+            if not _is_lock_conflict(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 2.0)
 
 
 @contextlib.contextmanager
 def connect(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-    path = database_path()
-    if read_only and not path.exists():
-        raise FileNotFoundError(f"no warehouse at {path}: run `gpuprices run --offline` (or `gpuprices run`) first")
-    connection = duckdb.connect(str(path), read_only=read_only)
+    connection = open_for_reading() if read_only else open_for_writing()
     try:
         if not read_only:
             create_raw_schema(connection)
         yield connection
     finally:
         connection.close()
+
+
+def publish_snapshot() -> Path:
+    """Copy the warehouse, checkpointed (every committed row in the main file, none only in the WAL), to
+    <home>/snapshot/ under a temporary name and rename it into place. Called by the writing process at the end of
+    a run or a build, while it is the only writer."""
+    source, target = database_path(), snapshot_path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with connect() as connection:
+        connection.execute("CHECKPOINT")
+        shutil.copyfile(source, temporary)
+    os.replace(temporary, target)
+    return target
 
 
 def fetch_dicts(connection: duckdb.DuckDBPyConnection, sql: str, parameters=None) -> list[dict]:

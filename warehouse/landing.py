@@ -108,7 +108,9 @@ def land(source: str, observed_at: datetime, documents: list[RawDocument], data_
         ],
     }
     temporary = directory.with_name(f".{run_id}.tmp-{os.getpid()}")
-    shutil.rmtree(temporary, ignore_errors=True)
+    if directory.parent.exists():  # a process killed while landing this run left its half-written copy
+        for stale in directory.parent.glob(f".{run_id}.tmp-*"):
+            shutil.rmtree(stale, ignore_errors=True)
     temporary.mkdir(parents=True)
     for document, name in zip(documents, files, strict=True):
         (temporary / name).write_bytes(gzip.compress(document.body, mtime=0))

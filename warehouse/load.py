@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -110,7 +113,17 @@ def load_run(
                 connection.execute("INSERT INTO raw.offers BY NAME SELECT * FROM accepted")
             _insert_quarantine(connection, record, integrity, datetime.now(UTC))
         _insert_record(connection, record)
+        _hold_for_crash_test(record)
     return record
+
+
+def _hold_for_crash_test(record: IngestRecord) -> None:
+    """Fault injection for the crash tests: with GPUPRICES_FAULT_HOLD_LOAD=<file>, a load writes its run id to
+    <file> and waits, its rows inserted but not committed, for the test to SIGKILL the process."""
+    hold = os.environ.get("GPUPRICES_FAULT_HOLD_LOAD")
+    if hold:
+        Path(hold).write_text(record.run_id)
+        time.sleep(3600)
 
 
 def _fx_frame(run: LandedRun, record: IngestRecord, fx_rates: list[FxRate]) -> pl.DataFrame:

@@ -18,6 +18,12 @@ def database_path() -> Path:
     return data_home() / "gpuprices.duckdb"
 
 
+def snapshot_path(database: Path | None = None) -> Path:
+    """The copy of the warehouse readers use while a run writes (see warehouse/db.py)."""
+    database = database or database_path()
+    return database.parent / "snapshot" / database.name
+
+
 def landing_root() -> Path:
     return data_home() / "landing"
 

@@ -118,6 +118,30 @@ RAW_TABLES = {
 }
 
 
+# Point in time: what each source last showed at `as_of` (its newest loaded run observed by then), as the warehouse
+# knew it at `known_at` (runs and re-parses ingested by then; NULL = now). A source that failed at as_of keeps its
+# previous good snapshot. Because raw rows are only ever appended, the answer for a past (as_of, known_at) never
+# changes: `SELECT * FROM raw.offers_as_of(TIMESTAMPTZ '2026-04-20 23:30+00')`.
+OFFERS_AS_OF_SQL = """
+CREATE OR REPLACE MACRO raw.offers_as_of(as_of, known_at := NULL) AS TABLE
+WITH runs AS (
+    SELECT run_id, parser_version, source, observed_at
+    FROM raw.ingest_runs
+    WHERE status = 'loaded' AND observed_at <= as_of AND (known_at IS NULL OR finished_at <= known_at)
+),
+current_parse AS (
+    SELECT run_id, max(parser_version) AS parser_version FROM runs GROUP BY run_id
+),
+latest_run AS (
+    SELECT source, arg_max(run_id, observed_at) AS run_id FROM runs GROUP BY source
+)
+SELECT offers.*
+FROM raw.offers AS offers
+JOIN current_parse USING (run_id, parser_version)
+JOIN latest_run USING (run_id)
+"""
+
+
 def create_raw_schema(connection) -> None:
     for schema in SCHEMAS:
         connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
@@ -125,6 +149,7 @@ def create_raw_schema(connection) -> None:
         connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
     # Columns added after a table was first created: warehouses made before them gain the column (NULL in old rows).
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS price_per_unit DECIMAL(18, 6)")
+    connection.execute(OFFERS_AS_OF_SQL)
     from warehouse.alerts import SCHEMA_SQL as ALERTS_SCHEMA_SQL  # the alert events and rule state (not dbt's)
 
     connection.execute(ALERTS_SCHEMA_SQL)

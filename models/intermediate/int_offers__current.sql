@@ -2,6 +2,8 @@
 -- Offers of every loaded source-run at its newest loaded parser version (a re-parse supersedes, never deletes),
 -- with the canonical gpu_id resolved from the alias seed (a provider-scoped alias wins over a global one) and
 -- every price in USD: as given, or converted at the ECB rate of its observation day (fx_rate_date says which).
+-- Names and exchange rates are matched once per distinct name / (currency, day), not once per offer row: a few
+-- hundred names and days against millions of rows.
 with offers as (
     select * from {{ ref('stg_raw__offers') }}
 ),
@@ -23,12 +25,17 @@ aliases as (
     {{ gpu_alias_keys() }}
 ),
 
-resolved as (
+raw_names as (
+    select distinct provider, raw_gpu_name from current_parse
+),
+
+resolved_names as (
     select
-        current_parse.*,
+        raw_names.provider,
+        raw_names.raw_gpu_name,
         coalesce(scoped.gpu_id, global_alias.gpu_id) as gpu_id
-    from current_parse
-    {{ gpu_alias_joins('current_parse.raw_gpu_name', 'current_parse.provider') }}
+    from raw_names
+    {{ gpu_alias_joins('raw_names.raw_gpu_name', 'raw_names.provider') }}
 ),
 
 fx_rates as (
@@ -37,23 +44,45 @@ fx_rates as (
 
 -- Every non-USD price in USD at the latest ECB rate on or before its observation day (weekends and holidays
 -- take the last business day's rate); none when that rate is over a week old.
+currency_days as (
+    select distinct currency, observed_date from current_parse where currency <> 'USD'
+),
+
+rate_of_day as (
+    select
+        currency_days.currency,
+        currency_days.observed_date,
+        fx_rates.rate_date,
+        fx_rates.usd_per_unit,
+        fx_rates.is_synthetic
+    from currency_days
+    asof left join fx_rates
+        on fx_rates.currency = currency_days.currency
+        and currency_days.observed_date >= fx_rates.rate_date
+),
+
 converted as (
     select
-        resolved.* exclude (price_usd, price_per_gpu_hour_usd, is_synthetic),
-        cast({{ usd_at_fx_rate('resolved.price', 'resolved.currency', 'resolved.observed_date',
-                               usd_amount='resolved.price_usd') }} as decimal(24, 10)) as price_usd,
+        current_parse.* exclude (price_usd, price_per_gpu_hour_usd, is_synthetic),
+        resolved_names.gpu_id,
+        {{ usd_at_fx_rate('current_parse.price', 'current_parse.currency', 'current_parse.observed_date',
+                          usd_amount='current_parse.price_usd', fx='rate_of_day', as_type='decimal(24, 10)') }}
+            as price_usd,
         -- USD rows keep the figure computed at load (rows loaded before price_per_unit existed have only that)
-        case when resolved.channel = 'cloud' then cast(
-            {{ usd_at_fx_rate('resolved.price_per_unit', 'resolved.currency', 'resolved.observed_date',
-                              usd_amount='resolved.price_per_gpu_hour_usd') }} as decimal(18, 6))
+        case when current_parse.channel = 'cloud' then
+            {{ usd_at_fx_rate('current_parse.price_per_unit', 'current_parse.currency', 'current_parse.observed_date',
+                              usd_amount='current_parse.price_per_gpu_hour_usd', fx='rate_of_day', as_type='decimal(18, 6)') }}
         end as price_per_gpu_hour_usd,
-        {{ fx_rate_date_used('resolved.currency', 'resolved.observed_date') }} as fx_rate_date,
-        resolved.is_synthetic or (resolved.currency <> 'USD' and coalesce(fx_rates.is_synthetic, false))
+        {{ fx_rate_date_used('current_parse.currency', 'current_parse.observed_date', fx='rate_of_day') }} as fx_rate_date,
+        current_parse.is_synthetic or (current_parse.currency <> 'USD' and coalesce(rate_of_day.is_synthetic, false))
             as is_synthetic
-    from resolved
-    asof left join fx_rates
-        on fx_rates.currency = resolved.currency
-        and resolved.observed_date >= fx_rates.rate_date
+    from current_parse
+    left join resolved_names
+        on resolved_names.provider = current_parse.provider
+        and resolved_names.raw_gpu_name = current_parse.raw_gpu_name
+    left join rate_of_day
+        on rate_of_day.currency = current_parse.currency
+        and rate_of_day.observed_date = current_parse.observed_date
 )
 
 select * from converted
