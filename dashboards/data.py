@@ -11,8 +11,7 @@ from datetime import date
 import duckdb
 
 from warehouse.db import fetch_dicts as _rows
-from warehouse.db import open_for_reading
-from warehouse.paths import database_path
+from warehouse.db import open_for_reading, open_for_writing
 
 OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
 
@@ -55,9 +54,8 @@ class DashboardData:
 def load(path=None, read_only: bool = True) -> DashboardData:
     """read_only=False only inside the daily run's own process, where dbt-duckdb keeps its read-write connection
     open and DuckDB refuses a second connection to the file with another configuration."""
-    path = path or database_path()
     if not read_only:
-        with duckdb.connect(str(path)) as connection:
+        with open_for_writing(path) as connection:
             return _load(connection)
     with open_for_reading(path) as connection:  # the snapshot while a run writes
         return _load(connection)
@@ -123,17 +121,21 @@ def _load(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         WHERE cost.price_date = ? AND cost.cost_usd_on_demand_cheapest IS NOT NULL
         QUALIFY row_number() OVER (PARTITION BY cost.model_id ORDER BY cost.cost_usd_on_demand_cheapest) = 1
         ORDER BY cost.cost_usd_on_demand_cheapest""", [latest])
-    data.training_by_gpu = _rows(connection, """
-        WITH per_gpu AS (
-            SELECT price_date, model_id, gpu_id, min(cost_usd_on_demand_cheapest) AS cost_usd
-            FROM marts.training_cost_daily WHERE cost_usd_on_demand_cheapest IS NOT NULL GROUP BY ALL
-        ),
-        ranked AS (
-            SELECT model_id, gpu_id FROM per_gpu WHERE price_date = ?
-            QUALIFY row_number() OVER (PARTITION BY model_id ORDER BY cost_usd) <= 10
-        )
-        SELECT per_gpu.* FROM per_gpu JOIN ranked USING (model_id, gpu_id)
-        ORDER BY model_id, gpu_id, price_date""", [latest])
+    # One query per reference model (years of daily rows: each page's query stays small; see bench build).
+    data.training_by_gpu = []
+    for (model_id,) in connection.execute("SELECT model_id FROM reference.reference_models ORDER BY 1").fetchall():
+        data.training_by_gpu += _rows(connection, """
+            WITH per_gpu AS (
+                SELECT price_date, model_id, gpu_id, min(cost_usd_on_demand_cheapest) AS cost_usd
+                FROM marts.training_cost_daily
+                WHERE model_id = $model AND cost_usd_on_demand_cheapest IS NOT NULL GROUP BY ALL
+            ),
+            ranked AS (
+                SELECT gpu_id FROM per_gpu WHERE price_date = $latest
+                QUALIFY row_number() OVER (ORDER BY cost_usd) <= 10
+            )
+            SELECT per_gpu.* FROM per_gpu JOIN ranked USING (gpu_id)
+            ORDER BY gpu_id, price_date""", {"model": model_id, "latest": latest})
     data.assumptions = _rows(connection, "SELECT * FROM marts.estimate_assumptions ORDER BY name")
     data.runs = _rows(connection, """
         SELECT source, status, observed_at, trigger, offers_loaded, offers_rejected, duration_s, error, is_synthetic
@@ -155,14 +157,17 @@ def _load(connection: duckdb.DuckDBPyConnection) -> DashboardData:
 def _gpu_pages(connection: duckdb.DuckDBPyConnection) -> list[GpuPage]:
     specs = {r["gpu_id"]: r for r in _rows(connection, "SELECT * FROM reference.gpu_specs")}
     names = dict(connection.execute("SELECT gpu_id, name FROM marts.gpus").fetchall())
-    prices = _rows(connection, """
+    # Each GPU page's history in its own query: one query for every GPU is ~90k rows at 3 years of history.
+    gpu_ids = [r[0] for r in connection.execute("SELECT DISTINCT gpu_id FROM marts.gpu_prices_daily ORDER BY 1").fetchall()]
+    prices = [row for gpu_id in gpu_ids for row in _rows(connection, """
         SELECT prices.gpu_id, prices.price_date, prices.channel, prices.pricing_type, prices.price_per,
                prices.min_price_usd, prices.median_price_usd, prices.offer_count, prices.is_synthetic,
                signals.trailing_30d_min_usd, signals.trailing_30d_median_usd,
                signals.trailing_90d_min_usd, signals.trailing_90d_median_usd
         FROM marts.gpu_prices_daily AS prices
         JOIN marts.buy_signals AS signals USING (price_date, gpu_id, channel, pricing_type, price_per)
-        ORDER BY gpu_id, channel, pricing_type, price_date""")
+        WHERE prices.gpu_id = ? AND signals.gpu_id = ?
+        ORDER BY channel, pricing_type, price_date""", [gpu_id, gpu_id])]
     signals = _rows(connection, """
         SELECT * FROM marts.buy_signals
         QUALIFY row_number() OVER (PARTITION BY gpu_id, channel, pricing_type, price_per ORDER BY price_date DESC) = 1
@@ -178,7 +183,7 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection) -> list[GpuPage]:
         QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY unit_price_usd, provider, region) <= {OFFERS_PER_GPU}
         ORDER BY gpu_id, unit_price_usd""")
     pages = []
-    for gpu_id in sorted({r["gpu_id"] for r in prices}):
+    for gpu_id in gpu_ids:
         pages.append(GpuPage(
             gpu_id=gpu_id, spec=specs.get(gpu_id), name=names.get(gpu_id, gpu_id),
             prices=[r for r in prices if r["gpu_id"] == gpu_id],

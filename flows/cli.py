@@ -155,6 +155,19 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_limits(args) -> int:
+    """The per-host Prefect tag concurrency limits of a distributed run (flows/scale_out.py)."""
+    from flows.scale_out import apply_limits, concurrency_limits
+
+    limits = concurrency_limits(all_sources(), args.per_host)
+    for tag, limit in sorted(limits.items()):
+        print(f"prefect concurrency-limit create {tag} {limit}")
+    if args.apply:
+        asyncio.run(apply_limits(limits))
+        print(f"{len(limits)} tag concurrency limits set on the Prefect server")
+    return 0
+
+
 def cmd_build(args) -> int:
     from warehouse import db
 
@@ -406,6 +419,10 @@ def build_parser() -> argparse.ArgumentParser:
     backfill.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
     backfill.set_defaults(func=cmd_backfill)
 
+    limits = commands.add_parser("limits", help="per-host Prefect concurrency limits for runs on a work pool")
+    limits.add_argument("--per-host", type=int, default=1, help="sources fetching from one host at once")
+    limits.add_argument("--apply", action="store_true", help="create them on the Prefect server (PREFECT_API_URL)")
+    limits.set_defaults(func=cmd_limits)
     bench = commands.add_parser(
         "bench", help="benchmarks that print figures (fetch: against the local server; build: synthetic history)")
     bench.add_argument("kind", choices=["fetch", "build"])

@@ -20,6 +20,7 @@ from prefect import flow, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 from flows import stages  # noqa: E402
+from flows.scale_out import host_tags, shard_sources  # noqa: E402
 from warehouse import db  # noqa: E402
 from flows.offline import (  # noqa: E402
     RecordedServer, load_faults, load_recordings, placeholder_credentials, replay_plan, rewrite_to,
@@ -87,7 +88,8 @@ async def collect_all(
     async with HttpClient(settings, rewrite=rewrite) as client:
         results = await asyncio.gather(
             *(
-                collect_source(
+                # tagged with its hosts: a Prefect tag concurrency limit paces a host across workers (scale_out.py)
+                collect_source.with_options(tags=host_tags(all_sources()[source_id]))(
                     source_id, observed_at, client, trigger,
                     data_origins.get(source_id, "captured"), overrides.get(source_id),
                 )
@@ -151,7 +153,8 @@ def _finish(report: stages.RunReport, build: bool, export: bool, days: list | No
             except Exception as error:  # noqa: BLE001 - reported in the run report and on the console
                 report.dashboard_error = f"{type(error).__name__}: {error}"
     # What readers see while the next run writes (warehouse/db.py).
-    report.snapshot = str(db.publish_snapshot())
+    snapshot = db.publish_snapshot()
+    report.snapshot = str(snapshot) if snapshot else None
     report.write()
     return report.as_dict()
 
@@ -164,6 +167,43 @@ async def daily(sources: list[str] | None = None, build: bool = True, export: bo
     observed_at = stages.utc_now()
     report = stages.RunReport(observed_at=observed_at)
     report.records = await collect_all(source_ids, observed_at, trigger="daily")
+    print(report.summary())
+    return _finish(report, build, export)
+
+
+@flow(name="collect-shard", log_prints=True)
+async def collect_shard(sources: list[str], observed_at: str) -> list[dict]:
+    """One shard of a distributed daily run: fetch, land, parse, check and load these sources. Started by
+    `daily-distributed` on any worker of the pool; loads wait their turn for the warehouse file (warehouse/db.py)."""
+    records = await collect_all(sources, datetime.fromisoformat(observed_at), trigger="daily")
+    return [{"source": r.source, "status": r.status, "offers_loaded": r.offers_loaded} for r in records]
+
+
+@flow(name="daily-distributed", log_prints=True)
+async def daily_distributed(
+    shards: int = 3, shard_deployment: str = "collect-shard/collect-shard", build: bool = True, export: bool = True,
+    shard_timeout_s: float = 3 * 3600,
+) -> dict:
+    """The daily job spread over a work pool: one `collect-shard` deployment run per shard (sources sharing a host
+    in the same shard), all in parallel, then one build, export, dashboard and report here."""
+    from prefect.deployments import run_deployment
+
+    observed_at = stages.utc_now()
+    plan = shard_sources(all_sources(), shards)
+    runs = await asyncio.gather(*(
+        run_deployment(name=shard_deployment, timeout=shard_timeout_s,
+                       parameters={"sources": shard, "observed_at": observed_at.isoformat()})
+        for shard in plan
+    ))
+    for shard, flow_run in zip(plan, runs, strict=True):
+        print(f"shard {', '.join(shard)}: {flow_run.state.name if flow_run.state else 'unknown'}")
+    report = stages.RunReport(observed_at=observed_at)
+    report.records = stages.records_observed_at(observed_at)
+    missing = sorted({s for shard in plan for s in shard} - {r.source for r in report.records})
+    for source_id in missing:  # a shard that crashed or timed out: its sources are reported failed, not forgotten
+        report.records.append(stages.record_failure(
+            source_id, all_sources()[source_id].parser_version, observed_at,
+            RuntimeError("its shard did not finish (see the collect-shard flow run)"), observed_at, "daily"))
     print(report.summary())
     return _finish(report, build, export)
 

@@ -22,7 +22,7 @@ from warehouse.integrity import check
 from warehouse.landing import LandedRun, iter_landed_runs, land, read_landed
 from warehouse.load import IngestRecord, already_ingested, load_run, record_without_landing
 from warehouse.normalize import normalize
-from warehouse.paths import PROJECT_ROOT, data_home, database_path, export_root
+from warehouse.paths import PROJECT_ROOT, data_home, database_target, export_root
 
 MODELS_DIR = PROJECT_ROOT / "models"
 EXPORTED_MARTS = (
@@ -138,6 +138,16 @@ def record_failure(
         return record_without_landing(connection, record)
 
 
+def records_observed_at(observed_at: datetime) -> list[IngestRecord]:
+    """The ingest records of one observation time (what shards of a distributed run wrote)."""
+    fields = list(IngestRecord.__dataclass_fields__)
+    with db.connect() as connection:
+        rows = db.fetch_dicts(
+            connection, f"SELECT {', '.join(fields)} FROM raw.ingest_runs WHERE observed_at = ? ORDER BY source",
+            [observed_at])
+    return [IngestRecord(**row) for row in rows]
+
+
 def ingest_landed_runs(
     sources: dict[str, Source], source_id: str | None = None, since: date | None = None, trigger: str = "reparse"
 ) -> list[IngestRecord]:
@@ -163,10 +173,10 @@ def ingest_landed_runs(
 MAX_INCREMENTAL_DAYS = 120
 
 
-def models_fingerprint() -> str:
-    """A hash of every model, macro, seed and test: when it changes (an upgrade, a new alias) the next build is a
-    full rebuild, so no table keeps days computed by older SQL or older seeds."""
-    digest = hashlib.sha256()
+def models_fingerprint(dbt_vars: dict | None = None) -> str:
+    """A hash of every model, macro, seed and test and of the `--vars` overrides: when it changes (an upgrade, a new
+    alias, other estimate assumptions) the next build is a full rebuild, so no table keeps days computed otherwise."""
+    digest = hashlib.sha256(json.dumps(dbt_vars or {}, sort_keys=True, default=str).encode())
     for path in sorted(MODELS_DIR.rglob("*")):
         if path.is_file() and path.suffix in {".sql", ".yml", ".csv"}:
             digest.update(str(path.relative_to(MODELS_DIR)).encode() + b"\0" + path.read_bytes() + b"\0")
@@ -181,7 +191,7 @@ class BuildPlan:
     ingested_through: datetime | None  # the newest raw.ingest_runs.finished_at this build covers
 
 
-def plan_build(connection, full_refresh: bool = False) -> BuildPlan:
+def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = None) -> BuildPlan:
     """Which days the build must (re)write: those of every source-run finished since the last complete build
     (new runs, re-parses, a failed run changes nothing but costs little), plus the week after each exchange-rate
     date such a run brought (prices convert at the last rate of the previous 7 days)."""
@@ -193,8 +203,8 @@ def plan_build(connection, full_refresh: bool = False) -> BuildPlan:
         return BuildPlan(True, "full rebuild asked for", [], ingested_through)
     if last is None:
         return BuildPlan(True, "first build of this warehouse", [], ingested_through)
-    if last[1] != models_fingerprint():
-        return BuildPlan(True, "models, seeds or tests changed since the last build", [], ingested_through)
+    if last[1] != models_fingerprint(dbt_vars):
+        return BuildPlan(True, "models, seeds, tests or --vars changed since the last build", [], ingested_through)
     since = last[0] or datetime(1970, 1, 1, tzinfo=UTC)
     dates = [row[0] for row in connection.execute(
         """
@@ -220,14 +230,15 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
     import yaml
     from dbt.cli.main import dbtRunner
 
-    os.environ["GPUPRICES_DB"] = str(database_path())
-    with db.connect() as connection:  # creates the raw tables, or adds columns an older warehouse lacks
-        plan = plan_build(connection, full_refresh)
-    started_at = utc_now()
-    work = data_home() / "dbt"
+    os.environ["GPUPRICES_DB"] = database_target()  # the file, or md:<name> (MotherDuck)
     variables = yaml.safe_load(dbt_vars) if dbt_vars else {}
     if not isinstance(variables, dict):
         raise ValueError(f"--vars must be a YAML mapping, got {dbt_vars!r}")
+    overrides = dict(variables)
+    with db.connect() as connection:  # creates the raw tables, or adds columns an older warehouse lacks
+        plan = plan_build(connection, full_refresh, overrides)
+    started_at = utc_now()
+    work = data_home() / "dbt"
     args = [
         "build", "--project-dir", str(MODELS_DIR), "--profiles-dir", str(MODELS_DIR),
         "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--quiet",
@@ -238,6 +249,9 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
         variables["rebuild_dates"] = [day.isoformat() for day in plan.rebuild_dates]
         # the same days for the data tests' `where` configs (models/macros/rebuilt_days.sql)
         variables["rebuild_dates_sql"] = ", ".join(f"date '{day}'" for day in plan.rebuild_dates) or "NULL"
+        variables["rebuild_window_sql"] = (
+            f"observed_at >= timestamptz '{min(plan.rebuild_dates)} 00:00:00+00' and observed_at < "
+            f"timestamptz '{max(plan.rebuild_dates) + timedelta(days=1)} 00:00:00+00'" if plan.rebuild_dates else "false")
     if select:
         args += ["--select", select]
     if variables:
@@ -251,7 +265,7 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
             connection.execute(
                 "INSERT INTO meta.builds VALUES (?, ?, ?, ?, ?, ?)",
                 [started_at, utc_now(), plan.ingested_through, plan.full_refresh, len(plan.rebuild_dates),
-                 models_fingerprint()],
+                 models_fingerprint(overrides)],
             )
     return plan
 

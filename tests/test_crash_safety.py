@@ -10,17 +10,22 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 import duckdb
 import polars as pl
 import pyarrow.dataset
+import pytest
 
 from conftest import ROOT, gpuprices, row_counts
 
 DAY = "2026-04-20"  # a bundled day the session warehouse (from 2026-04-28) has not loaded
-SOURCES = "gcp,skypilot-lambda,vast"
+SOURCES = "ecb-fx,gcp,skypilot-lambda,vast"
 MART_COUNT = "SELECT count(*) AS n FROM marts.gpu_prices_daily"
+# the rows a source-run loads: offers, or exchange rates for ecb-fx (whichever load the hook held)
+ROWS_OF_RUN = ("SELECT (SELECT count(*) FROM raw.offers WHERE run_id = $run) "
+               "+ (SELECT count(*) FROM raw.fx_rates WHERE run_id = $run)")
 
 
 def wait_for(path: Path, process: subprocess.Popen, timeout_s: float = 300) -> str:
@@ -34,11 +39,14 @@ def wait_for(path: Path, process: subprocess.Popen, timeout_s: float = 300) -> s
     return path.read_text()
 
 
-def test_sigkill_mid_load_leaves_no_partial_rows_readers_keep_working_and_the_next_run_completes(warehouse, tmp_path):
+@pytest.fixture(scope="module")
+def killed_then_rerun(warehouse, tmp_path_factory) -> dict:
+    """A copy of the offline warehouse; a run of a day it lacks is held inside its load transaction, readers are
+    run meanwhile, the run is SIGKILLed, then the same run is started again. Returns what was seen."""
+    tmp_path = tmp_path_factory.mktemp("crash")
     home = tmp_path / "home"
     shutil.copytree(warehouse, home, symlinks=True)
-    before = row_counts(home)
-    mart_rows = before["marts.gpu_prices_daily"]
+    seen = {"home": home, "before": row_counts(home)}
     held = tmp_path / "held-run-id"
     writer = subprocess.Popen(
         [sys.executable, "-m", "flows.cli", "run", "--offline", "--since", DAY, "--until", DAY,
@@ -47,34 +55,78 @@ def test_sigkill_mid_load_leaves_no_partial_rows_readers_keep_working_and_the_ne
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
     try:
-        run_id = wait_for(held, writer)
+        seen["run_id"] = wait_for(held, writer)
         # The run holds the warehouse mid-transaction: DuckDB lets no other process open the file.
-        reader = gpuprices(home, "sql", MART_COUNT, "--json")
-        assert f'"n": {mart_rows}' in reader.stdout
-        assert "reading the snapshot published" in reader.stderr
-        site = gpuprices(home, "dashboard", "build")
-        assert site.returncode == 0 and (home / "site" / "index.html").exists()
+        seen["sql"] = gpuprices(home, "sql", MART_COUNT, "--json")
+        seen["dashboard"] = gpuprices(home, "dashboard", "build")
         export = home / "export" / "gpu_prices_daily"
-        assert pl.scan_parquet(f"{export}/**/*.parquet", hive_partitioning=True).select(pl.len()).collect().item() \
-            == mart_rows
-        assert pyarrow.dataset.dataset(export, format="parquet", partitioning="hive").count_rows() == mart_rows
+        seen["polars_rows"] = pl.scan_parquet(f"{export}/**/*.parquet", hive_partitioning=True).select(
+            pl.len()).collect().item()
+        seen["pyarrow_rows"] = pyarrow.dataset.dataset(export, format="parquet", partitioning="hive").count_rows()
     finally:
         os.killpg(writer.pid, signal.SIGKILL)
         writer.wait(timeout=60)
-    assert writer.returncode == -signal.SIGKILL
-
-    # No partial rows: the held load had inserted its offers and its ingest_runs row, uncommitted.
-    assert row_counts(home) == before
+    seen["returncode"] = writer.returncode
+    seen["after_kill"] = row_counts(home)
     with duckdb.connect(str(home / "gpuprices.duckdb"), read_only=True) as connection:
-        assert connection.execute("SELECT count(*) FROM raw.offers WHERE run_id = ?", [run_id]).fetchone() == (0,)
-
-    # The next run completes: every source of the day loaded, the killed run's observation among them.
+        seen["killed_run_rows"] = connection.execute(ROWS_OF_RUN, {"run": seen["run_id"]}).fetchone()[0]
     gpuprices(home, "run", "--offline", "--since", DAY, "--until", DAY, "--sources", SOURCES, "--no-build")
-    with duckdb.connect(str(home / "gpuprices.duckdb"), read_only=True) as connection:
+    return seen
+
+
+def test_readers_keep_working_while_a_run_holds_the_warehouse(killed_then_rerun):
+    seen = killed_then_rerun
+    mart_rows_before = seen["before"]["marts.gpu_prices_daily"]
+    assert f'"n": {mart_rows_before}' in seen["sql"].stdout  # analysts' SQL: the snapshot, same answer
+    assert "reading the snapshot published" in seen["sql"].stderr
+    assert seen["dashboard"].returncode == 0 and (seen["home"] / "site" / "index.html").exists()
+    assert seen["polars_rows"] == seen["pyarrow_rows"] == mart_rows_before  # other engines read the export
+
+
+def test_sigkill_mid_load_leaves_no_partial_rows_and_the_next_run_completes(killed_then_rerun):
+    seen = killed_then_rerun
+    assert seen["returncode"] == -signal.SIGKILL
+    # No partial rows: the held load had inserted its offers and its ingest_runs row, uncommitted.
+    assert seen["after_kill"] == seen["before"]
+    assert seen["killed_run_rows"] == 0
+    # The next run completed: every source of the day loaded, the killed run's observation among them.
+    with duckdb.connect(str(seen["home"] / "gpuprices.duckdb"), read_only=True) as connection:
         statuses = dict(connection.execute(
-            "SELECT source, status FROM raw.ingest_runs WHERE cast(timezone('UTC', observed_at) AS date) = ?", [DAY]).fetchall())
+            "SELECT source, status FROM raw.ingest_runs WHERE cast(timezone('UTC', observed_at) AS date) = ?",
+            [DAY]).fetchall())
         loaded = connection.execute(
-            "SELECT offers_loaded, (SELECT count(*) FROM raw.offers WHERE run_id = $run) FROM raw.ingest_runs "
-            "WHERE run_id = $run", {"run": run_id}).fetchone()
+            f"SELECT offers_loaded, ({ROWS_OF_RUN}) FROM raw.ingest_runs WHERE run_id = $run",
+            {"run": seen["run_id"]}).fetchone()
     assert statuses == dict.fromkeys(SOURCES.split(","), "loaded")
     assert loaded[0] > 0 and loaded[0] == loaded[1]
+
+
+def mart_rows(home: Path) -> dict[str, list[str]]:
+    """Every row as its repr: a one-point trend slope is NaN, and NaN == NaN is false in Python but the same value."""
+    marts = ("gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily", "rent_vs_buy",
+             "training_cost_daily", "buy_signals")
+    with duckdb.connect(str(home / "gpuprices.duckdb"), read_only=True) as connection:
+        tables = {mart: connection.execute(f"SELECT * FROM marts.{mart} ORDER BY ALL").fetchall() for mart in marts}
+        tables["int_offers__daily"] = connection.execute(
+            "SELECT run_id, offer_id, pricing_type, includes_host_vm, gpu_id, price_usd, price_per_gpu_hour_usd "
+            "FROM intermediate.int_offers__daily ORDER BY ALL").fetchall()
+    return {table: [repr(row) for row in rows] for table, rows in tables.items()}
+
+
+def test_an_incremental_build_of_a_late_day_equals_a_full_rebuild(killed_then_rerun):
+    """The rerun loaded a day older than the days already built (like a backfill or a late run): the build
+    rewrites it incrementally, with the ECB week it affects and the buy signals of the days after it; the tables
+    equal those of a full rebuild."""
+    home = killed_then_rerun["home"]
+    incremental = gpuprices(home, "build")
+    assert "incremental" in incremental.stdout and "day(s) rewritten" in incremental.stdout, incremental.stdout
+    with duckdb.connect(str(home / "gpuprices.duckdb"), read_only=True) as connection:
+        last = connection.execute(
+            "SELECT full_refresh, rebuilt_days FROM meta.builds ORDER BY finished_at DESC LIMIT 1").fetchone()
+        built_days = connection.execute("SELECT count(DISTINCT price_date) FROM marts.gpu_prices_daily").fetchone()[0]
+    assert last[0] is False and 0 < last[1] < built_days + 8
+    after_incremental = mart_rows(home)
+    day = date.fromisoformat(DAY)
+    assert any(row.startswith(repr((day,))[:-2]) for row in after_incremental["gpu_prices_daily"])
+    gpuprices(home, "build", "--full-refresh")
+    assert mart_rows(home) == after_incremental

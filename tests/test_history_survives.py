@@ -64,8 +64,14 @@ def as_of_answer(connection, as_of, known_at) -> list[tuple]:
     ).fetchall()
 
 
-@pytest.fixture
-def sixty_days(home):
+@pytest.fixture(scope="module")
+def sixty_days(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GPUPRICES_HOME", str(tmp_path_factory.mktemp("sixty-days") / "home"))
+        yield _run_sixty_days()
+
+
+def _run_sixty_days() -> list[dict]:
     rng = random.Random(2026)
     recordings = load_recordings()
     template_day = replay_plan(recordings)[-1]

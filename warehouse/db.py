@@ -21,7 +21,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.paths import database_path, snapshot_path
+from warehouse.paths import database_path, database_target, is_hosted, snapshot_path
 from warehouse.schema import create_raw_schema
 
 
@@ -31,6 +31,8 @@ def _is_lock_conflict(error: Exception) -> bool:
 
 def open_for_reading(path: Path | None = None) -> duckdb.DuckDBPyConnection:
     """The live warehouse read-only, or, while a writer holds it, the last published snapshot."""
+    if path is None and is_hosted():  # MotherDuck: no file lock to work around
+        return duckdb.connect(database_target(), read_only=True)
     path = path or database_path()
     if not path.exists():
         raise FileNotFoundError(f"no warehouse at {path}: run `gpuprices run --offline` (or `gpuprices run`) first")
@@ -48,6 +50,8 @@ def open_for_reading(path: Path | None = None) -> duckdb.DuckDBPyConnection:
 
 def open_for_writing(path: Path | None = None) -> duckdb.DuckDBPyConnection:
     """The live warehouse read-write, waiting (GPUPRICES_LOCK_WAIT_S, default 120 s) while readers hold it."""
+    if path is None and is_hosted():
+        return duckdb.connect(database_target())
     path = path or database_path()
     deadline = time.monotonic() + float(os.environ.get("GPUPRICES_LOCK_WAIT_S", 120))
     pause = 0.05
@@ -61,21 +65,30 @@ def open_for_writing(path: Path | None = None) -> duckdb.DuckDBPyConnection:
             pause = min(pause * 2, 2.0)
 
 
+_SCHEMA_READY: set[tuple[str, int]] = set()  # (file, inode) this process has created the raw schema in
+
+
 @contextlib.contextmanager
 def connect(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     connection = open_for_reading() if read_only else open_for_writing()
     try:
         if not read_only:
-            create_raw_schema(connection)
+            # once per process and file: a run opens the warehouse a few times per source
+            key = (database_target(), 0 if is_hosted() else database_path().stat().st_ino)
+            if key not in _SCHEMA_READY:
+                create_raw_schema(connection)
+                _SCHEMA_READY.add(key)
         yield connection
     finally:
         connection.close()
 
 
-def publish_snapshot() -> Path:
+def publish_snapshot() -> Path | None:
     """Copy the warehouse, checkpointed (every committed row in the main file, none only in the WAL), to
     <home>/snapshot/ under a temporary name and rename it into place. Called by the writing process at the end of
     a run or a build, while it is the only writer."""
+    if is_hosted():  # a hosted warehouse serves readers itself
+        return None
     source, target = database_path(), snapshot_path()
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")

@@ -18,6 +18,16 @@ def database_path() -> Path:
     return data_home() / "gpuprices.duckdb"
 
 
+def database_target() -> str:
+    """What DuckDB opens: $GPUPRICES_DATABASE (e.g. `md:gpuprices` for MotherDuck, token in motherduck_token) or
+    the file in the data home."""
+    return os.environ.get("GPUPRICES_DATABASE") or str(database_path())
+
+
+def is_hosted() -> bool:
+    return database_target().startswith("md:")
+
+
 def snapshot_path(database: Path | None = None) -> Path:
     """The copy of the warehouse readers use while a run writes (see warehouse/db.py)."""
     database = database or database_path()

@@ -11,10 +11,9 @@ with last_run_of_day as (
     qualify row_number() over (partition by source, observed_date order by observed_at desc, run_id desc) = 1
 ),
 
+-- int_offers__current's logic (macros/current_offers.sql) on the rebuilt days' raw rows only
 offers as (
-    select *
-    from {{ ref('int_offers__current') }}
-    where {{ rebuilt_days_filter('observed_date', 'observed_at') }}
+    {{ current_offers(rebuilt_days_filter('observed_date', 'observed_at')) }}
 )
 
 select offers.*

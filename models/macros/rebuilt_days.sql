@@ -24,6 +24,19 @@
     {%- endif -%}
 {%- endmacro %}
 
+{# For a table whose rows depend on earlier days (trailing windows, lowest price so far): every day from the first
+   rebuilt one on. #}
+{% macro rebuilt_days_onward_filter(date_column) -%}
+    {%- set dates = var('rebuild_dates', none) -%}
+    {%- if dates is none or this is none or not is_incremental() -%}
+        true
+    {%- elif dates | length == 0 -%}
+        false
+    {%- else -%}
+        {{ date_column }} >= date '{{ dates | min }}'
+    {%- endif -%}
+{%- endmacro %}
+
 {# Data tests of the incremental tables check the days the build wrote (the other days were checked by the build
    that wrote them): their `where` config is "<date column> in ({{ var('rebuild_dates_sql', '<date column>') }})".
    dbt does not allow macros in test configs, so the build also passes the dates as SQL literals; without them (a

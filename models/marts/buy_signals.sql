@@ -1,7 +1,10 @@
-{{ config(schema='marts', materialized='table') }}
+{{ config(
+    schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
+) }}
 -- Is today a good day to buy or rent? Per day x GPU x channel x pricing type, the day's cheapest price against
 -- its own history: trailing 30/90/365-day min and median, percentile among every day seen so far, the lowest price
--- ever and when, a good-deal flag, drops, and the trend of log price with the prices it points to.
+-- ever and when, a good-deal flag, drops, and the trend of log price with the prices it points to. Incremental:
+-- a build rewrites every day from the first rebuilt one on (a day's figures depend on the days before it).
 with prices as (
     select
         price_date,
@@ -58,6 +61,7 @@ percentiles as (
         and earlier.pricing_type = today.pricing_type
         and earlier.price_per = today.price_per
         and earlier.price_date <= today.price_date
+    where {{ rebuilt_days_onward_filter('today.price_date') }}
     group by all
 )
 
@@ -107,3 +111,4 @@ select
     windowed.is_synthetic
 from windowed
 inner join percentiles using (price_date, gpu_id, channel, pricing_type, price_per)
+where {{ rebuilt_days_onward_filter('windowed.price_date') }}

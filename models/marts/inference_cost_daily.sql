@@ -1,4 +1,6 @@
-{{ config(schema='marts', materialized='table') }}
+{{ config(
+    schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
+) }}
 -- Serving each reference model on each GPU, day by day: GPUs needed to hold the weights (FP16, FP8 or INT4)
 -- plus the KV cache of the configured batch and context, the decode throughput that memory bandwidth (or compute)
 -- allows, and dollars per million output tokens at that day's rental prices.
@@ -47,6 +49,7 @@ sized as (
     cross join reference_models
     where gpu_formats.dense_peak_tflops is not null
       and gpu_formats.memory_bandwidth_gbps is not null
+      and {{ rebuilt_days_filter('rental.price_date') }}
 ),
 
 served as (

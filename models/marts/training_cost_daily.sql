@@ -1,4 +1,6 @@
-{{ config(schema='marts', materialized='table') }}
+{{ config(
+    schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
+) }}
 -- What pre-training each reference model would cost on each GPU, day by day: FLOPs (6*N*D, or 8*N*D with full
 -- recomputation), GPU-hours at the default MFU, the smallest GPU count whose memory holds the training state,
 -- wall-clock days on the configured cluster, and cost at that day's rental prices and as owned cards.
@@ -34,6 +36,7 @@ gpu_days as (
     from {{ ref('int_gpu_prices__rental_daily') }} as rental
     full outer join {{ ref('int_gpu_purchase_prices_daily') }} as purchase
         using (price_date, gpu_id)
+    where {{ rebuilt_days_filter('price_date') }}
 ),
 
 sized as (
