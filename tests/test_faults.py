@@ -20,8 +20,8 @@ DAY = "2026-05-01"
 
 # Short timeouts so the bad day is quick; the bound below follows from them.
 FAULT_ENV = {
-    "GPUPRICES_HTTP_READ_TIMEOUT_S": "2",
-    "GPUPRICES_HTTP_ATTEMPT_TIMEOUT_S": "4",
+    "GPUPRICES_HTTP_READ_TIMEOUT_S": "1",
+    "GPUPRICES_HTTP_ATTEMPT_TIMEOUT_S": "2",
     "GPUPRICES_HTTP_MAX_ATTEMPTS": "3",
     "GPUPRICES_HTTP_BACKOFF_CAP_S": "0.5",
     "GPUPRICES_SOURCE_RETRIES": "1",
@@ -29,8 +29,8 @@ FAULT_ENV = {
     "GPUPRICES_SOURCE_DEADLINE_S": "30",
 }
 # The slowest source can take (retries + 1) x min(deadline, attempts x (attempt timeout + backoff cap)) + retry
-# delay = 2 x 3 x 4.5 + 1 = 28 s; Prefect's start, a day's parse and load and the report come on top.
-RUN_BOUND_S = 28 + 60
+# delay = 2 x 3 x 2.5 + 1 = 16 s; Prefect's start, a day's parse and load and the report come on top.
+RUN_BOUND_S = 16 + 60
 
 EXPECTED = {
     # recovered after retries
@@ -40,7 +40,7 @@ EXPECTED = {
     "cudo": ("failed", "HTTP 503"),
     "jarvislabs": ("failed", "ReadError"),          # connection reset
     "seeweb": ("failed", "ReadTimeout"),            # no answer
-    "tensordock": ("failed", "no complete response within 4s"),  # a body trickling 8 bytes at a time
+    "tensordock": ("failed", "no complete response within 2s"),  # a body trickling 8 bytes at a time
     "oci": ("failed", "ResponseTooLarge"),          # 50 MB body
     "verda": ("failed", "ForbiddenRedirect"),       # token endpoint redirects to another host
     "azure": ("failed", "$skip=500: gave up"),      # page 6 of 16 keeps failing: pages 1-5 are not loaded

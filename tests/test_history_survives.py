@@ -24,7 +24,7 @@ from warehouse import db
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DAYS = 60
-SOURCES = ("lambda", "oci", "vast", "skypilot-lambda", "amazon", "microcenter")
+SOURCES = ("lambda", "vast", "skypilot-lambda", "amazon")  # JSON APIs, a catalog CSV, a retail page
 # A real payload of another source stands in for a changed API layout; a real page of another shop for a changed
 # retail page; the made-up captcha page for a bot wall.
 OTHER_API_ANSWER = str(FIXTURES / "vultr" / "gpuhunt_vultr_plans_fixture.json")
@@ -118,7 +118,7 @@ def _run_sixty_days() -> list[dict]:
 def test_sixty_bad_days_lose_no_observation_and_past_answers_never_change(sixty_days):
     statuses = Counter(status for day in sixty_days for status, _ in day["statuses"].values())
     # the random plan really exercised failures of each kind, and most days still loaded
-    assert statuses["loaded"] > 150 and statuses["failed"] > 15 and statuses["parse_error"] + statuses["quarantined"] > 15
+    assert statuses["loaded"] > 100 and statuses["failed"] > 10 and statuses["parse_error"] + statuses["quarantined"] > 10
     assert statuses["blocked"] > 0
     with db.connect(read_only=True) as connection:
         for day in sixty_days:
@@ -146,4 +146,4 @@ def test_a_source_failing_today_keeps_its_last_good_snapshot_in_the_point_in_tim
         for source, run_id in last_good.items():
             assert answered.get(source) == run_id, (day["observed_at"], source)
             checked += day["statuses"][source][0] != "loaded"
-    assert checked > 20  # days on which a source failed and the answer still held its previous good snapshot
+    assert checked > 15  # days on which a source failed and the answer still held its previous good snapshot
