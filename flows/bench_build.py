@@ -1,6 +1,6 @@
 """`gpuprices bench build`: build times and dashboard query latency at 1 month, 1 year and 3 years of history.
 
-For each history length H, a warehouse of its own (under --root) gets H-1 days of synthetic history
+For each history length H, a warehouse of its own (under --root) gets H - increments days of synthetic history
 (warehouse/synthetic_history.py: every bundled source, ~10k marketplace offers per snapshot), a full dbt build
 (timed: the full rebuild), then `increments` more days, each loaded and followed by the daily incremental build
 (timed; the median is reported). On the longest history, every query the dashboard build runs is timed `query_runs`
@@ -21,7 +21,7 @@ import duckdb
 
 from flows import stages
 from warehouse import db
-from warehouse.synthetic_history import _data_home, build_template, generate
+from warehouse.synthetic_history import data_home_at, build_template, generate
 
 LAST_DAY = date(2026, 5, 1)  # the generated histories end on the last bundled day
 
@@ -94,7 +94,7 @@ def bench_history(root: Path, template: Path, days: int, marketplace_offers: int
     home = root / f"history-{days}d"
     shutil.rmtree(home, ignore_errors=True)
     first_day = LAST_DAY - timedelta(days=days - 1)
-    with _data_home(home):
+    with data_home_at(home):
         stages.progress(f"bench: generating {days - increments} days of history...")
         with db.connect() as connection:
             generate(connection, template, first_day, days - increments, marketplace_offers)

@@ -30,7 +30,7 @@ MARKETPLACE_TEMPLATE_SOURCES = ("vast", "skypilot-vast")  # their listings seed 
 
 
 @contextmanager
-def _data_home(home: Path):
+def data_home_at(home: Path):
     previous = os.environ.get("GPUPRICES_HOME")
     os.environ["GPUPRICES_HOME"] = str(home)
     try:
@@ -52,7 +52,7 @@ def build_template(home: Path) -> Path:
     from scrapers.registry import all_sources
     from warehouse.paths import database_path
 
-    with _data_home(home):
+    with data_home_at(home):
         path = database_path()
         if path.exists():
             return path
