@@ -85,11 +85,12 @@ async def collect_all(
     settings = (OFFLINE_HTTP if offline_base_url else HttpSettings()).with_env_overrides()
     rewrite = rewrite_to(offline_base_url) if offline_base_url else None
     started_at = stages.utc_now()
+    registry = all_sources()  # hosts and parser versions (collect_source builds its own, with its overrides)
     async with HttpClient(settings, rewrite=rewrite) as client:
         results = await asyncio.gather(
             *(
                 # tagged with its hosts: a Prefect tag concurrency limit paces a host across workers (scale_out.py)
-                collect_source.with_options(tags=host_tags(all_sources()[source_id]))(
+                collect_source.with_options(tags=host_tags(registry[source_id]))(
                     source_id, observed_at, client, trigger,
                     data_origins.get(source_id, "captured"), overrides.get(source_id),
                 )
@@ -100,7 +101,7 @@ async def collect_all(
     records = []
     for source_id, result in zip(source_ids, results, strict=True):
         if isinstance(result, BaseException):  # retries exhausted, or a bug in one source: isolate it
-            parser_version = all_sources()[source_id].parser_version
+            parser_version = registry[source_id].parser_version
             result = stages.record_failure(source_id, parser_version, observed_at, result, started_at, trigger)
         records.append(result)
     return records
@@ -189,7 +190,8 @@ async def daily_distributed(
     from prefect.deployments import run_deployment
 
     observed_at = stages.utc_now()
-    plan = shard_sources(all_sources(), shards)
+    registry = all_sources()
+    plan = shard_sources(registry, shards)
     runs = await asyncio.gather(*(
         run_deployment(name=shard_deployment, timeout=shard_timeout_s,
                        parameters={"sources": shard, "observed_at": observed_at.isoformat()})
@@ -202,7 +204,7 @@ async def daily_distributed(
     missing = sorted({s for shard in plan for s in shard} - {r.source for r in report.records})
     for source_id in missing:  # a shard that crashed or timed out: its sources are reported failed, not forgotten
         report.records.append(stages.record_failure(
-            source_id, all_sources()[source_id].parser_version, observed_at,
+            source_id, registry[source_id].parser_version, observed_at,
             RuntimeError("its shard did not finish (see the collect-shard flow run)"), observed_at, "daily"))
     print(report.summary())
     return _finish(report, build, export)

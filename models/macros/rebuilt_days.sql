@@ -7,33 +7,24 @@
    every day is built. #}
 
 {# A predicate for the rows of an incremental model's input that fall on a rebuilt day. `timestamp_column`, when
-   given, adds a range on the raw timestamp so DuckDB skips row groups of other days instead of scanning all. #}
-{% macro rebuilt_days_filter(date_column, timestamp_column=none) -%}
+   given, adds a range on the raw timestamp so DuckDB skips row groups of other days instead of scanning all.
+   `onward`: every day from the first rebuilt one on, for a table whose rows depend on earlier days (trailing
+   windows, lowest price so far). #}
+{% macro rebuilt_days_filter(date_column, timestamp_column=none, onward=false) -%}
     {%- set dates = var('rebuild_dates', none) -%}
     {#- a unit test has no `this` (and is never incremental): every given row is in -#}
     {%- if dates is none or this is none or not is_incremental() -%}
         true
     {%- elif dates | length == 0 -%}
         false
+    {%- elif onward -%}
+        {{ date_column }} >= date '{{ dates | min }}'
     {%- else -%}
         {{ date_column }} in ({% for day in dates %}date '{{ day }}'{{ ', ' if not loop.last }}{% endfor %})
         {%- if timestamp_column %}
         and {{ timestamp_column }} >= timestamptz '{{ dates | min }} 00:00:00+00'
         and {{ timestamp_column }} < timestamptz '{{ dates | max }} 00:00:00+00' + interval 1 day
         {%- endif -%}
-    {%- endif -%}
-{%- endmacro %}
-
-{# For a table whose rows depend on earlier days (trailing windows, lowest price so far): every day from the first
-   rebuilt one on. #}
-{% macro rebuilt_days_onward_filter(date_column) -%}
-    {%- set dates = var('rebuild_dates', none) -%}
-    {%- if dates is none or this is none or not is_incremental() -%}
-        true
-    {%- elif dates | length == 0 -%}
-        false
-    {%- else -%}
-        {{ date_column }} >= date '{{ dates | min }}'
     {%- endif -%}
 {%- endmacro %}
 

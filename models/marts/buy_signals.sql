@@ -61,7 +61,7 @@ percentiles as (
         and earlier.pricing_type = today.pricing_type
         and earlier.price_per = today.price_per
         and earlier.price_date <= today.price_date
-    where {{ rebuilt_days_onward_filter('today.price_date') }}
+    where {{ rebuilt_days_filter('today.price_date', onward=true) }}
     group by all
 )
 
@@ -111,4 +111,4 @@ select
     windowed.is_synthetic
 from windowed
 inner join percentiles using (price_date, gpu_id, channel, pricing_type, price_per)
-where {{ rebuilt_days_onward_filter('windowed.price_date') }}
+where {{ rebuilt_days_filter('windowed.price_date', onward=true) }}
