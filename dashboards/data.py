@@ -56,12 +56,12 @@ def load(path=None, read_only: bool = True) -> DashboardData:
     open and DuckDB refuses a second connection to the file with another configuration."""
     if not read_only:
         with open_for_writing(path) as connection:
-            return _load(connection)
+            return load_from(connection)
     with open_for_reading(path) as connection:  # the snapshot while a run writes
-        return _load(connection)
+        return load_from(connection)
 
 
-def _load(connection: duckdb.DuckDBPyConnection) -> DashboardData:
+def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     latest = connection.execute("SELECT max(price_date) FROM marts.gpu_prices_daily").fetchone()[0]
     data = DashboardData(latest_date=latest)
     data.rent_best = _rows(connection, """
@@ -138,11 +138,11 @@ def _load(connection: duckdb.DuckDBPyConnection) -> DashboardData:
             ORDER BY gpu_id, price_date""", {"model": model_id, "latest": latest})
     data.assumptions = _rows(connection, "SELECT * FROM marts.estimate_assumptions ORDER BY name")
     data.runs = _rows(connection, """
-        SELECT source, status, observed_at, trigger, offers_loaded, offers_rejected, duration_s, error, is_synthetic
+        SELECT source, status, observed_at, trigger, rows_loaded, rows_rejected, duration_s, error, is_synthetic
         FROM raw.ingest_runs ORDER BY observed_at DESC, source LIMIT 200""")
     data.runs_per_day = _rows(connection, """
         SELECT cast(timezone('UTC', observed_at) AS date) AS run_date, status, count(*) AS runs,
-               sum(offers_loaded) AS offers_loaded
+               sum(rows_loaded) AS rows_loaded
         FROM raw.ingest_runs GROUP BY ALL ORDER BY run_date""")
     data.failures = _rows(connection, """
         SELECT source, status, observed_at, error FROM raw.ingest_runs

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 from datetime import date, datetime
-from pathlib import Path
 
 # Prefect's ephemeral API server needs more than its default 20 s to start (and migrate) on a fresh 2-core machine.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
@@ -18,35 +17,46 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 from prefect import flow, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
+from prefect.deployments import run_deployment  # noqa: E402
 
-from flows import stages  # noqa: E402
+from analytics.alerts.delivery import deliver  # noqa: E402
+from analytics.alerts.engine import evaluate  # noqa: E402
+from analytics.alerts.rules import load_config  # noqa: E402
+from config import settings  # noqa: E402
+from dashboards.build import build as build_site  # noqa: E402
+from dashboards.build import site_root
+from dashboards.data import load as load_dashboard_data  # noqa: E402
 from flows.scale_out import host_tags, shard_sources  # noqa: E402
-from warehouse import db  # noqa: E402
-from flows.offline import (  # noqa: E402
-    RecordedServer, load_faults, load_recordings, placeholder_credentials, replay_plan, rewrite_to,
-)
 from scrapers.errors import FetchError, SourceError  # noqa: E402
 from scrapers.http import HttpClient, HttpSettings  # noqa: E402
 from scrapers.registry import all_sources  # noqa: E402
+from scrapers.replay import (  # noqa: E402
+    OFFLINE_HTTP,
+    RecordedServer,
+    load_faults,
+    load_recordings,
+    placeholder_credentials,
+    replay_plan,
+    rewrite_to,
+)
+from warehouse import db  # noqa: E402
+from warehouse.build import build as dbt_build  # noqa: E402
+from warehouse.export import export_marts  # noqa: E402
 from warehouse.load import IngestRecord  # noqa: E402
-
-# The offline server is local: no politeness delay is needed between requests to it.
-OFFLINE_HTTP = HttpSettings(per_host_min_interval_s=0.0, per_host_concurrency=4, backoff_base_s=0.05)
-
+from warehouse.pipeline import fetch_and_land, ingest, record_failure, records_observed_at  # noqa: E402
+from warehouse.report import RunReport, progress, utc_now  # noqa: E402
 
 # A source's whole fetch (every page, every retry inside the HTTP client) must end within this; past it the source
 # is recorded as failed and the run goes on. With the task retries below, one source can hold a run for at most
-# (SOURCE_RETRIES + 1) x SOURCE_DEADLINE_S + SOURCE_RETRIES x SOURCE_RETRY_DELAY_S.
-SOURCE_DEADLINE_S = float(os.environ.get("GPUPRICES_SOURCE_DEADLINE_S", 900))
-SOURCE_RETRIES = int(os.environ.get("GPUPRICES_SOURCE_RETRIES", 2))
-SOURCE_RETRY_DELAY_S = float(os.environ.get("GPUPRICES_SOURCE_RETRY_DELAY_S", 10))
+# (retries + 1) x deadline + retries x retry delay (config/settings.py: GPUPRICES_SOURCE_*).
+LIMITS = settings.source_limits()
 
 
 class SourceDeadlineExceeded(FetchError):
-    """The source's fetch ran past SOURCE_DEADLINE_S (not retried: it would only run past it again)."""
+    """The source's fetch ran past the source deadline (not retried: it would only run past it again)."""
 
 
-@task(retries=SOURCE_RETRIES, retry_delay_seconds=SOURCE_RETRY_DELAY_S, cache_policy=NO_CACHE,
+@task(retries=LIMITS.retries, retry_delay_seconds=LIMITS.retry_delay_s, cache_policy=NO_CACHE,
       task_run_name="collect-{source_id}")
 async def collect_source(
     source_id: str,
@@ -58,19 +68,19 @@ async def collect_source(
 ) -> IngestRecord:
     """Fetch, land, parse, check and load one source. Raises only on transient fetch failures (retried)."""
     source = all_sources({source_id: overrides or {}})[source_id]
-    started_at = stages.utc_now()
+    started_at = utc_now()
     try:
         try:
-            async with asyncio.timeout(SOURCE_DEADLINE_S):
-                run = await stages.fetch_and_land(source, client, observed_at, data_origin)
+            async with asyncio.timeout(LIMITS.deadline_s):
+                run = await fetch_and_land(source, client, observed_at, data_origin)
         except TimeoutError:
-            raise SourceDeadlineExceeded(f"{source_id}: fetch did not finish within {SOURCE_DEADLINE_S:g}s") from None
+            raise SourceDeadlineExceeded(f"{source_id}: fetch did not finish within {LIMITS.deadline_s:g}s") from None
     except SourceError as error:
         if isinstance(error, FetchError) and error.transient:
             raise  # Prefect retries the task
         # skipped (no key), blocked, 404, a broken pagination: recorded, not retried
-        return stages.record_failure(source_id, source.parser_version, observed_at, error, started_at, trigger)
-    return stages.ingest(source, run, trigger, started_at)
+        return record_failure(source_id, source.parser_version, observed_at, error, started_at, trigger)
+    return ingest(source, run, trigger, started_at)
 
 
 async def collect_all(
@@ -82,11 +92,11 @@ async def collect_all(
     offline_base_url: str | None = None,
 ) -> list[IngestRecord]:
     data_origins, overrides = data_origins or {}, overrides or {}
-    settings = (OFFLINE_HTTP if offline_base_url else HttpSettings()).with_env_overrides()
+    http_settings = (OFFLINE_HTTP if offline_base_url else HttpSettings()).with_overrides(settings.http_overrides())
     rewrite = rewrite_to(offline_base_url) if offline_base_url else None
-    started_at = stages.utc_now()
+    started_at = utc_now()
     registry = all_sources()  # hosts and parser versions (collect_source builds its own, with its overrides)
-    async with HttpClient(settings, rewrite=rewrite) as client:
+    async with HttpClient(http_settings, rewrite=rewrite) as client:
         results = await asyncio.gather(
             *(
                 # tagged with its hosts: a Prefect tag concurrency limit paces a host across workers (scale_out.py)
@@ -102,41 +112,35 @@ async def collect_all(
     for source_id, result in zip(source_ids, results, strict=True):
         if isinstance(result, BaseException):  # retries exhausted, or a bug in one source: isolate it
             parser_version = registry[source_id].parser_version
-            result = stages.record_failure(source_id, parser_version, observed_at, result, started_at, trigger)
+            result = record_failure(source_id, parser_version, observed_at, result, started_at, trigger)
         records.append(result)
     return records
 
 
 @task(cache_policy=NO_CACHE)
 def build_task() -> None:
-    stages.build()
+    dbt_build()
 
 
 @task(cache_policy=NO_CACHE)
 def export_task() -> list[str]:
-    return [str(path) for path in stages.export_marts()]
+    return [str(path) for path in export_marts()]
 
 
 @task(cache_policy=NO_CACHE)
 def dashboard_task() -> str:
-    from dashboards.build import build as build_site, site_root
-    from dashboards.data import load
-
-    build_site(load(read_only=False))
+    build_site(load_dashboard_data(read_only=False))
     return str(site_root())
 
 
 def alerts_task(days: list) -> tuple[list[dict], list[dict]]:
     """Evaluate the watch rules on each day the run observed, then deliver what fired."""
-    from flows.alerts import deliver
-    from warehouse.alerts import evaluate, load_config
-
     rules, delivery = load_config()
     events = evaluate(days, rules)
     return events, deliver(events, delivery)
 
 
-def _finish(report: stages.RunReport, build: bool, export: bool, days: list | None = None) -> dict:
+def _finish(report: RunReport, build: bool, export: bool, days: list | None = None) -> dict:
     if build:
         build_task()
         report.built = True
@@ -165,8 +169,8 @@ async def daily(sources: list[str] | None = None, build: bool = True, export: bo
     """The daily job: every source (or the given ones), then dbt build, Parquet export, the dashboard site and the
     run report."""
     source_ids = sources or sorted(all_sources())
-    observed_at = stages.utc_now()
-    report = stages.RunReport(observed_at=observed_at)
+    observed_at = utc_now()
+    report = RunReport(observed_at=observed_at)
     report.records = await collect_all(source_ids, observed_at, trigger="daily")
     print(report.summary())
     return _finish(report, build, export)
@@ -177,7 +181,7 @@ async def collect_shard(sources: list[str], observed_at: str) -> list[dict]:
     """One shard of a distributed daily run: fetch, land, parse, check and load these sources. Started by
     `daily-distributed` on any worker of the pool; loads wait their turn for the warehouse file (warehouse/db.py)."""
     records = await collect_all(sources, datetime.fromisoformat(observed_at), trigger="daily")
-    return [{"source": r.source, "status": r.status, "offers_loaded": r.offers_loaded} for r in records]
+    return [{"source": r.source, "status": r.status, "rows_loaded": r.rows_loaded} for r in records]
 
 
 @flow(name="daily-distributed", log_prints=True)
@@ -187,9 +191,7 @@ async def daily_distributed(
 ) -> dict:
     """The daily job spread over a work pool: one `collect-shard` deployment run per shard (sources sharing a host
     in the same shard), all in parallel, then one build, export, dashboard and report here."""
-    from prefect.deployments import run_deployment
-
-    observed_at = stages.utc_now()
+    observed_at = utc_now()
     registry = all_sources()
     plan = shard_sources(registry, shards)
     runs = await asyncio.gather(*(
@@ -199,11 +201,11 @@ async def daily_distributed(
     ))
     for shard, flow_run in zip(plan, runs, strict=True):
         print(f"shard {', '.join(shard)}: {flow_run.state.name if flow_run.state else 'unknown'}")
-    report = stages.RunReport(observed_at=observed_at)
-    report.records = stages.records_observed_at(observed_at)
+    report = RunReport(observed_at=observed_at)
+    report.records = records_observed_at(observed_at)
     missing = sorted({s for shard in plan for s in shard} - {r.source for r in report.records})
     for source_id in missing:  # a shard that crashed or timed out: its sources are reported failed, not forgotten
-        report.records.append(stages.record_failure(
+        report.records.append(record_failure(
             source_id, registry[source_id].parser_version, observed_at,
             RuntimeError("its shard did not finish (see the collect-shard flow run)"), observed_at, "daily"))
     print(report.summary())
@@ -217,13 +219,13 @@ async def replay_offline(
 ) -> dict:
     """Every bundled day in order, through the real fetch code against the local recorded-response server."""
     plan = replay_plan(load_recordings(), since, until)
-    report = stages.RunReport(observed_at=plan[-1].observed_at)
+    report = RunReport(observed_at=plan[-1].observed_at)
     # GPUPRICES_FAULTS: a fault plan (flows/offline.py Fault) to replay bad days: 429s, resets, captchas...
-    faults = load_faults(Path(os.environ["GPUPRICES_FAULTS"])) if os.environ.get("GPUPRICES_FAULTS") else None
+    faults = load_faults(settings.faults_path()) if settings.faults_path() else None
     with RecordedServer(faults=faults) as server, placeholder_credentials(list(all_sources().values())):
         for number, day in enumerate(plan, start=1):
             source_ids = [s for s in day.sources if not sources or s in sources]
-            stages.progress(f"offline day {number}/{len(plan)} {day.observed_at:%Y-%m-%d}: {', '.join(source_ids)}")
+            progress(f"offline day {number}/{len(plan)} {day.observed_at:%Y-%m-%d}: {', '.join(source_ids)}")
             server.routes = day.routes
             records = await collect_all(
                 source_ids, day.observed_at, "offline", day.data_origins, day.overrides, server.base_url

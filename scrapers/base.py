@@ -9,35 +9,18 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from scrapers.errors import MissingCredentials
-
-if TYPE_CHECKING:
-    from scrapers.http import HttpClient
+from scrapers.http import HttpClient, RawDocument
 
 CHANNELS = ("cloud", "retail")
 PRICING_TYPES = ("on_demand", "spot", "reserved_1y", "reserved_3y", "purchase")
 # What one price is per. `instance_term` = the total for a whole reservation term (Azure reservations).
 PRICE_UNITS = ("gpu_hour", "instance_hour", "instance_term", "card")
-
-
-@dataclass(frozen=True)
-class RawDocument:
-    """One HTTP response exactly as received, before any parsing."""
-
-    url: str
-    status: int
-    body: bytes
-    fetched_at: datetime
-    content_type: str = ""
-
-    @property
-    def text(self) -> str:
-        return self.body.decode("utf-8")
 
 
 @dataclass
@@ -58,7 +41,7 @@ class Offer:
     region: str | None = None
     title: str | None = None
     term_months: int | None = None
-    bundled: bool = True  # the price includes the host VM (False: a GPU-only part, e.g. a GCP GPU SKU)
+    includes_host_vm: bool = True  # the price includes the host VM (False: a GPU-only part, e.g. a GCP GPU SKU)
     instance_type: str | None = None
     condition: str | None = None
     seller_type: str | None = None

@@ -11,9 +11,10 @@ from __future__ import annotations
 import csv
 import functools
 import re
-from pathlib import Path
 
-SEEDS_DIR = Path(__file__).resolve().parent.parent / "models" / "seeds"
+from config.settings import PROJECT_ROOT
+
+ALIASES_CSV = PROJECT_ROOT / "models" / "seeds" / "gpu_aliases.csv"  # dbt loads it too: reference.gpu_aliases
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
@@ -34,7 +35,7 @@ def memory_class_gb(mebibytes: float) -> int:
 @functools.cache
 def _aliases() -> dict[tuple[str, str], str]:
     table: dict[tuple[str, str], str] = {}
-    with open(SEEDS_DIR / "gpu_aliases.csv", newline="") as handle:
+    with open(ALIASES_CSV, newline="") as handle:
         for row in csv.DictReader(handle):
             table[(row["scope"], name_key(row["raw_name"]))] = row["gpu_id"]
     return table

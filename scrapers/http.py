@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
-import os
 import random
 import time
 from collections.abc import Callable
@@ -24,8 +23,23 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from scrapers.base import RawDocument
 from scrapers.errors import FetchError, ForbiddenRedirect, ResponseTooLarge
+
+
+@dataclass(frozen=True)
+class RawDocument:
+    """One HTTP response exactly as received, before any parsing."""
+
+    url: str
+    status: int
+    body: bytes
+    fetched_at: datetime
+    content_type: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8")
+
 
 USER_AGENT = "gpuprices/0.1 (open GPU price warehouse; daily price collector; +https://github.com/gpuprices/gpuprices)"
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -47,17 +61,10 @@ class HttpSettings:
     per_host_min_interval_s: float = 0.25
     host_overrides: dict[str, tuple[int, float]] = field(default_factory=dict)  # host -> (concurrency, interval)
 
-    # Environment overrides (e.g. shorter timeouts for a fault-injection run): GPUPRICES_HTTP_<FIELD NAME>.
-    ENV_FIELDS = ("connect_timeout_s", "read_timeout_s", "attempt_timeout_s", "max_attempts", "backoff_base_s",
-                  "backoff_cap_s", "max_retry_after_s", "max_body_bytes")
-
-    def with_env_overrides(self) -> HttpSettings:
-        changes = {}
-        for name in self.ENV_FIELDS:
-            value = os.environ.get(f"GPUPRICES_HTTP_{name.upper()}")
-            if value:
-                changes[name] = type(getattr(self, name))(float(value))
-        return dataclasses.replace(self, **changes)
+    def with_overrides(self, overrides: dict[str, float]) -> HttpSettings:
+        """A copy with some fields replaced (config.settings.http_overrides(): GPUPRICES_HTTP_<FIELD>)."""
+        return dataclasses.replace(
+            self, **{name: type(getattr(self, name))(value) for name, value in overrides.items()})
 
 
 class _HostGate:

@@ -6,8 +6,8 @@ import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from scrapers.base import RawDocument
 from scrapers.errors import ParseError
+from scrapers.http import RawDocument
 
 
 def load_json(document: RawDocument, source_id: str) -> Any:

@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
-from scrapers.amazon import AmazonPages
-from scrapers.aws import AwsEc2
-from scrapers.azure import AzureRetailPrices
 from scrapers.base import Expectations, Source
-from scrapers.bestbuy import BestBuyApi, BestBuyPages
-from scrapers.cudo import CudoCompute
-from scrapers.ebay import EbayBrowseApi, EbaySearch
-from scrapers.ecb import EcbReferenceRates
-from scrapers.gcp import GoogleCloud
-from scrapers.jarvislabs import Jarvislabs
-from scrapers.jd import JdStock
-from scrapers.lambda_cloud import LambdaCloud
-from scrapers.microcenter import MicroCenterSearch
-from scrapers.newegg import NeweggProducts
-from scrapers.oci import OracleCloud
-from scrapers.runpod import RunPod
-from scrapers.seeweb import Seeweb
-from scrapers.shop_pages import ShopProductPages
-from scrapers.skypilot import SkyPilotCatalog
-from scrapers.tensordock import TensorDock
-from scrapers.vast import VastMarketplace
-from scrapers.verda import Verda
-from scrapers.vultr import Vultr
+from scrapers.cloud.aws import AwsEc2
+from scrapers.cloud.azure import AzureRetailPrices
+from scrapers.cloud.cudo import CudoCompute
+from scrapers.cloud.gcp import GoogleCloud
+from scrapers.cloud.jarvislabs import Jarvislabs
+from scrapers.cloud.lambda_cloud import LambdaCloud
+from scrapers.cloud.oci import OracleCloud
+from scrapers.cloud.runpod import RunPod
+from scrapers.cloud.seeweb import Seeweb
+from scrapers.cloud.skypilot import SkyPilotCatalog
+from scrapers.cloud.tensordock import TensorDock
+from scrapers.cloud.vast import VastMarketplace
+from scrapers.cloud.verda import Verda
+from scrapers.cloud.vultr import Vultr
+from scrapers.reference.ecb import EcbReferenceRates
+from scrapers.retail.amazon import AmazonPages
+from scrapers.retail.bestbuy import BestBuyApi, BestBuyPages
+from scrapers.retail.ebay import EbayBrowseApi, EbaySearch
+from scrapers.retail.jd import JdStock
+from scrapers.retail.microcenter import MicroCenterSearch
+from scrapers.retail.newegg import NeweggProducts
+from scrapers.retail.shop_pages import ShopProductPages
 
 # What a sane fresh catalog of each cloud must contain (GPUs seen in every dated catalog we hold).
 SKYPILOT_EXPECTATIONS = {

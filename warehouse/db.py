@@ -21,6 +21,7 @@ from pathlib import Path
 
 import duckdb
 
+from config import settings
 from warehouse.paths import database_path, database_target, is_hosted, snapshot_path
 from warehouse.schema import create_raw_schema
 
@@ -53,7 +54,7 @@ def open_for_writing(path: Path | None = None) -> duckdb.DuckDBPyConnection:
     if path is None and is_hosted():
         return duckdb.connect(database_target())
     path = path or database_path()
-    deadline = time.monotonic() + float(os.environ.get("GPUPRICES_LOCK_WAIT_S", 120))
+    deadline = time.monotonic() + settings.number("GPUPRICES_LOCK_WAIT_S", 120)
     pause = 0.05
     while True:
         try:

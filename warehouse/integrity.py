@@ -12,6 +12,8 @@ Result rules (a failing result is quarantined whole, nothing is loaded, the prev
 - empty, or fewer offers than the source expects;
 - a GPU the source must return is missing;
 - too large a share of rows failed the row rules (the page changed under us).
+
+Exchange rates (check_rates) have result rules only: too few rates, no USD rate on a day, a rate outside its band.
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ CARD_BANDS_USD: dict[str, tuple[Decimal, Decimal]] = {
     "h100-pcie-80gb": (D("8000"), D("60000")), "h100-sxm5-80gb": (D("8000"), D("60000")),
     "a100-pcie-80gb": (D("2500"), D("35000")), "a100-sxm4-80gb": (D("2500"), D("35000")),
     "l40s-48gb": (D("3000"), D("25000")), "rtx-6000-ada-48gb": (D("2500"), D("15000")),
+}
+# A rate outside its band is a misread file (a shifted column, a unit error), not a market move: units per EUR,
+# bands wide enough for decades of history.
+RATE_BANDS: dict[str, tuple[Decimal, Decimal]] = {
+    "USD": (D("0.5"), D("2.5")), "CNY": (D("4"), D("15")), "JPY": (D("80"), D("250")), "GBP": (D("0.4"), D("1.2")),
 }
 OUTLIER_FACTOR = 4
 OUTLIER_MIN_GROUP = 5
@@ -115,9 +122,11 @@ def _card_price_out_of_band(frame: pl.DataFrame) -> pl.Series:
 
 def check(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
     frame_with_card_check = frame.with_columns(_card_price_out_of_band(frame).alias("card_out_of_band"))
-    per_gpu_hour = pl.col("price_per_gpu_hour_usd").cast(pl.Float64)
-    group_median = per_gpu_hour.median().over(["gpu_id", "pricing_type", "bundled"])
-    group_size = per_gpu_hour.count().over(["gpu_id", "pricing_type", "bundled"])
+    # The USD bands apply to rentals priced in USD (other currencies are converted in the models, after load).
+    per_gpu_hour = (pl.when((pl.col("channel") == "cloud") & (pl.col("currency") == "USD"))
+                    .then(pl.col("price_per_unit")).cast(pl.Float64))
+    group_median = per_gpu_hour.median().over(["gpu_id", "pricing_type", "includes_host_vm"])
+    group_size = per_gpu_hour.count().over(["gpu_id", "pricing_type", "includes_host_vm"])
     annotated = (
         frame_with_card_check.join(_band_frame(expectations), on="gpu_id", how="left")
         .with_columns(
@@ -164,3 +173,22 @@ def check(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
             f"(more than {expectations.max_rejected_share:.0%})"
         )
     return IntegrityResult(accepted=accepted, rejected=rejected, result_reasons=reasons)
+
+
+def check_rates(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
+    """A rates result loads whole or not at all: too few rates, a day without a USD rate, or a rate outside its
+    band holds it back."""
+    reasons = []
+    if frame.height < expectations.min_offers:
+        reasons.append(f"only {frame.height} rates (expected at least {expectations.min_offers})")
+    by_day: dict = {}
+    for row in frame.select("rate_date", "quote_currency", "rate").iter_rows():
+        by_day.setdefault(row[0], {})[row[1]] = row[2]
+    for day, day_rates in sorted(by_day.items()):
+        if "USD" not in day_rates:
+            reasons.append(f"{day}: no USD rate")
+        for currency, (low, high) in RATE_BANDS.items():
+            if currency in day_rates and not low <= day_rates[currency] <= high:
+                reasons.append(f"{day}: {currency} {day_rates[currency].normalize():f} per EUR is outside {low}..{high}")
+    return IntegrityResult(accepted=frame, rejected=frame.clear().with_columns(pl.lit(None, pl.String).alias("reason")),
+                           result_reasons=reasons[:20])

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from scrapers.base import RawDocument
+from scrapers.http import RawDocument
 from warehouse.paths import data_home, landing_root
 
 # captured: a real response of that day. stale_capture: a real response from another (or an unknown) date, replayed

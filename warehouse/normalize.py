@@ -1,7 +1,9 @@
-"""Parser offers -> the canonical offer frame (polars), with exact USD per GPU-hour.
+"""Parser records -> the canonical frame (polars) of their raw table: offers (with the exact price per GPU-hour or
+per card, in the offer's own currency) and exchange rates.
 
-Money never goes through floats: per-GPU-hour figures are computed with Fractions from the Decimal price and the
-(possibly fractional) GPU count, then rounded once, half-even, to 6 decimals.
+Money never goes through floats: per-unit figures are computed with Fractions from the Decimal price and the
+(possibly fractional) GPU count, then rounded once, half-even, to 6 decimals. Conversion to USD happens in one place,
+the models (models/macros/fx.sql), for every currency, USD included.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from fractions import Fraction
 
 import polars as pl
 
-from scrapers.base import PRICE_UNITS, PRICING_TYPES, Offer
+from scrapers.base import PRICE_UNITS, PRICING_TYPES, FxRate, Offer
 from warehouse.landing import LandedRun
 
 HOURS_PER_YEAR = 8760  # cloud reservations are billed on 365-day years of 24 hours
@@ -36,10 +38,10 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "currency": pl.String,
     "price_unit": pl.String,
     "price_role": pl.String,
-    "price_usd": pl.Decimal(24, 10),
+    "price_usd": pl.Decimal(24, 10),  # legacy columns, left NULL: the models convert (see the module docstring)
     "price_per_gpu_hour_usd": pl.Decimal(18, 6),
     "price_per_unit": pl.Decimal(18, 6),
-    "bundled": pl.Boolean,
+    "includes_host_vm": pl.Boolean,
     "region": pl.String,
     "instance_type": pl.String,
     "condition": pl.String,
@@ -50,7 +52,7 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "is_synthetic": pl.Boolean,
     "reject_reason": pl.String,  # not stored in raw.offers: the integrity check turns it into a quarantine reason
 }
-OFFER_KEY = ["run_id", "parser_version", "offer_id", "pricing_type", "bundled"]
+OFFER_KEY = ["run_id", "parser_version", "offer_id", "pricing_type", "includes_host_vm"]
 
 
 def _to_decimal(value: Fraction, quantum: Decimal = MICRO) -> Decimal:
@@ -79,15 +81,8 @@ def price_per_unit(offer: Offer) -> Decimal | None:
     return None
 
 
-def price_per_gpu_hour_usd(offer: Offer) -> Decimal | None:
-    """USD per GPU-hour of a cloud offer priced in USD (other currencies get theirs in the models)."""
-    if offer.channel != "cloud" or offer.currency != "USD":
-        return None
-    return price_per_unit(offer)
-
-
-def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> tuple[pl.DataFrame, int]:
-    """The canonical frame of one source-run, and how many duplicate offers were dropped."""
+def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> pl.DataFrame:
+    """The canonical offer frame of one source-run (an offer listed twice in one run is kept once)."""
     rows = []
     for offer in offers:
         if offer.pricing_type not in PRICING_TYPES or offer.price_unit not in PRICE_UNITS:
@@ -111,10 +106,10 @@ def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> tuple
                 "currency": offer.currency.upper(),
                 "price_unit": offer.price_unit,
                 "price_role": offer.price_role,
-                "price_usd": offer.price if offer.currency.upper() == "USD" else None,
-                "price_per_gpu_hour_usd": price_per_gpu_hour_usd(offer),
+                "price_usd": None,
+                "price_per_gpu_hour_usd": None,
                 "price_per_unit": price_per_unit(offer),
-                "bundled": offer.bundled,
+                "includes_host_vm": offer.includes_host_vm,
                 "region": offer.region,
                 "instance_type": offer.instance_type,
                 "condition": offer.condition,
@@ -127,5 +122,30 @@ def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> tuple
             }
         )
     frame = pl.DataFrame(rows, schema=OFFER_SCHEMA, orient="row") if rows else pl.DataFrame(schema=OFFER_SCHEMA)
-    unique = frame.unique(subset=OFFER_KEY, keep="first", maintain_order=True)
-    return unique, frame.height - unique.height
+    return frame.unique(subset=OFFER_KEY, keep="first", maintain_order=True)
+
+
+RATE_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String, "parser_version": pl.Int32, "observed_at": pl.Datetime("us", "UTC"), "source": pl.String,
+    "rate_date": pl.Date, "base_currency": pl.String, "quote_currency": pl.String, "rate": pl.Decimal(18, 8),
+    "landing_ref": pl.String, "is_synthetic": pl.Boolean,
+}
+
+
+def normalize_rates(rates: list[FxRate], run: LandedRun, parser_version: int) -> pl.DataFrame:
+    """The exchange rates of one source-run as one frame (a history file holds ~200,000: built column-wise)."""
+    return pl.DataFrame(
+        {
+            "run_id": [run.run_id] * len(rates),
+            "parser_version": [parser_version] * len(rates),
+            "observed_at": [run.observed_at] * len(rates),
+            "source": [rate.source for rate in rates],
+            "rate_date": [rate.rate_date for rate in rates],
+            "base_currency": [rate.base_currency for rate in rates],
+            "quote_currency": [rate.quote_currency for rate in rates],
+            "rate": [rate.rate for rate in rates],
+            "landing_ref": [run.landing_ref(rate.document_index) for rate in rates],
+            "is_synthetic": [run.is_synthetic] * len(rates),
+        },
+        schema=RATE_SCHEMA,
+    )

@@ -1,17 +1,14 @@
-"""Where the warehouse lives: one data home (default ./data, or $GPUPRICES_HOME)."""
+"""Where the warehouse lives: one data home (config.settings: GPUPRICES_HOME, default ./data)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from config import settings
+from config.settings import PROJECT_ROOT, data_home
 
-
-def data_home() -> Path:
-    home = Path(os.environ.get("GPUPRICES_HOME", "data")).resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    return home
+__all__ = ["PROJECT_ROOT", "data_home", "database_path", "database_target", "is_hosted", "snapshot_path",
+           "landing_root", "export_root"]
 
 
 def database_path() -> Path:
@@ -19,9 +16,8 @@ def database_path() -> Path:
 
 
 def database_target() -> str:
-    """What DuckDB opens: $GPUPRICES_DATABASE (e.g. `md:gpuprices` for MotherDuck, token in motherduck_token) or
-    the file in the data home."""
-    return os.environ.get("GPUPRICES_DATABASE") or str(database_path())
+    """What DuckDB opens: GPUPRICES_DATABASE (e.g. `md:gpuprices` for MotherDuck) or the file in the data home."""
+    return settings.database_override() or str(database_path())
 
 
 def is_hosted() -> bool:

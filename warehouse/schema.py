@@ -20,9 +20,9 @@ RAW_TABLES = {
         duration_s        DOUBLE NOT NULL,
         documents_fetched INTEGER NOT NULL,
         bytes_fetched     BIGINT NOT NULL,
-        offers_parsed     INTEGER NOT NULL,
-        offers_loaded     INTEGER NOT NULL,
-        offers_rejected   INTEGER NOT NULL,     -- rows quarantined one by one (e.g. a $0 price)
+        rows_parsed       INTEGER NOT NULL,     -- records the parser returned: offers, or exchange rates (ECB)
+        rows_loaded       INTEGER NOT NULL,     -- of those, loaded into raw.offers / raw.fx_rates
+        rows_rejected     INTEGER NOT NULL,     -- rows quarantined one by one (e.g. a $0 price)
         error             VARCHAR,              -- why the run failed or was quarantined
         landing_path      VARCHAR,              -- relative to the data home
         is_synthetic      BOOLEAN NOT NULL,     -- loaded from a recorded response that is not a real capture
@@ -47,9 +47,9 @@ RAW_TABLES = {
         currency               VARCHAR NOT NULL,          -- ISO 4217, as given
         price_unit             VARCHAR NOT NULL,          -- gpu_hour | instance_hour | instance_term | card
         price_role             VARCHAR NOT NULL,          -- selling | list | shipping ...
-        price_usd              DECIMAL(24, 10),           -- the price in USD (NULL until an FX rate exists)
-        price_per_gpu_hour_usd DECIMAL(18, 6),            -- cloud rows only
-        bundled                BOOLEAN NOT NULL,          -- the price includes the host VM
+        price_usd              DECIMAL(24, 10),           -- legacy: set for USD rows by loads before 2026-11;
+        price_per_gpu_hour_usd DECIMAL(18, 6),            --   NULL since (the models convert every currency)
+        includes_host_vm       BOOLEAN NOT NULL,          -- the price includes the host VM
         region                 VARCHAR,
         instance_type          VARCHAR,
         condition              VARCHAR,
@@ -142,6 +142,14 @@ JOIN latest_run USING (run_id)
 """
 
 
+RENAMED_COLUMNS = (
+    ("raw.offers", "bundled", "includes_host_vm"),
+    ("raw.ingest_runs", "offers_parsed", "rows_parsed"),
+    ("raw.ingest_runs", "offers_loaded", "rows_loaded"),
+    ("raw.ingest_runs", "offers_rejected", "rows_rejected"),
+)
+
+
 def create_raw_schema(connection) -> None:
     for schema in SCHEMAS:
         connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
@@ -149,7 +157,12 @@ def create_raw_schema(connection) -> None:
         connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
     # Columns added after a table was first created: warehouses made before them gain the column (NULL in old rows).
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS price_per_unit DECIMAL(18, 6)")
+    # Columns renamed so one thing has one name from raw to mart (the values are untouched).
+    for table, old, new in RENAMED_COLUMNS:
+        schema, name = table.split(".")
+        found = connection.execute(
+            "SELECT count(*) FROM information_schema.columns WHERE table_schema = ? AND table_name = ? AND column_name = ?",
+            [schema, name, old]).fetchone()[0]
+        if found:
+            connection.execute(f"ALTER TABLE {table} RENAME COLUMN {old} TO {new}")
     connection.execute(OFFERS_AS_OF_SQL)
-    from warehouse.alerts import SCHEMA_SQL as ALERTS_SCHEMA_SQL  # the alert events and rule state (not dbt's)
-
-    connection.execute(ALERTS_SCHEMA_SQL)

@@ -65,12 +65,14 @@ converted as (
         current_parse.* exclude (price_usd, price_per_gpu_hour_usd, is_synthetic),
         resolved_names.gpu_id,
         {{ usd_at_fx_rate('current_parse.price', 'current_parse.currency', 'current_parse.observed_date',
-                          usd_amount='current_parse.price_usd', fx='rate_of_day', as_type='decimal(24, 10)') }}
+                          fx='rate_of_day', as_type='decimal(24, 10)') }}
             as price_usd,
-        -- USD rows keep the figure computed at load (rows loaded before price_per_unit existed have only that)
+        -- the one USD conversion, USD included (rows loaded before price_per_unit existed have only the USD figure
+        -- their load computed)
         case when current_parse.channel = 'cloud' then
             {{ usd_at_fx_rate('current_parse.price_per_unit', 'current_parse.currency', 'current_parse.observed_date',
-                              usd_amount='current_parse.price_per_gpu_hour_usd', fx='rate_of_day', as_type='decimal(18, 6)') }}
+                              usd_amount='coalesce(current_parse.price_per_unit, current_parse.price_per_gpu_hour_usd)',
+                              fx='rate_of_day', as_type='decimal(18, 6)') }}
         end as price_per_gpu_hour_usd,
         {{ fx_rate_date_used('current_parse.currency', 'current_parse.observed_date', fx='rate_of_day') }} as fx_rate_date,
         current_parse.is_synthetic or (current_parse.currency <> 'USD' and coalesce(rate_of_day.is_synthetic, false))

@@ -27,7 +27,7 @@ renamed as (
         price_usd,
         price_per_gpu_hour_usd,
         price_per_unit,
-        bundled as includes_host_vm,
+        includes_host_vm,
         region,
         instance_type,
         condition,

@@ -1,0 +1,254 @@
+"""Price alerts: watch rules, their evaluation against a day's marts, and the events they fire.
+
+Rules live in a TOML file (<home>/alerts.toml, or GPUPRICES_ALERTS; analytics/alerts/rules.py), edited by hand or with
+`gpuprices alerts add/list/remove`. A rule names a GPU (canonical id or any alias), a market (rental `on_demand` or
+`spot` per GPU-hour; `retail_new` or `retail_used` per card) and one condition:
+- `below`: the day's cheapest price is at or below `price` in `currency` (converted at the ECB rate of that day);
+- `good_deal`: the mart's good-deal flag (within 5% of the lowest price seen, series tracked at least 5 weeks);
+- `drop`: at least `percent` % under the median of the previous 7 days;
+- `new_low`: cheaper than every earlier day of the series.
+
+A rule fires on the first day its condition holds, and not again until a day on which it does not hold (it
+"cleared"). Each day is evaluated once per rule, with only that day's and earlier rows (point in time), so an
+offline replay of 30 days fires what 30 daily runs would have fired. Events go to `alerts.alert_events` with the
+offer that triggered them; a changed rule starts afresh.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from decimal import Decimal
+
+import duckdb
+
+from analytics.alerts.rules import MARKETS, MAX_RATE_AGE_DAYS, Rule, RuleError, load_config
+from scrapers.gpu_names import resolve_gpu_id
+from warehouse import db
+from warehouse.db import fetch_dicts
+
+# -- evaluation -----------------------------------------------------------------------------------------------------
+SCHEMA_SQL = """
+CREATE SCHEMA IF NOT EXISTS alerts;
+CREATE TABLE IF NOT EXISTS alerts.alert_events (
+    event_id           VARCHAR PRIMARY KEY,  -- rule name + day
+    rule_name          VARCHAR NOT NULL,
+    rule_fingerprint   VARCHAR NOT NULL,
+    rule_description   VARCHAR NOT NULL,
+    price_date         DATE NOT NULL,
+    gpu_id             VARCHAR NOT NULL,
+    market             VARCHAR NOT NULL,
+    condition          VARCHAR NOT NULL,
+    price_usd          DECIMAL(18, 6) NOT NULL,   -- the day's cheapest price (per GPU-hour or per card)
+    price_per          VARCHAR NOT NULL,
+    reference_usd      DECIMAL(18, 6),            -- the threshold, the 7-day median or the previous low, in USD
+    provider           VARCHAR,                   -- the offer that set the day's price
+    source             VARCHAR,
+    offer_title        VARCHAR,
+    offer_url          VARCHAR,
+    offer_price        DECIMAL(24, 10),
+    offer_currency     VARCHAR,
+    is_synthetic       BOOLEAN NOT NULL,
+    message            VARCHAR NOT NULL,
+    fired_at           TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS alerts.rule_days (
+    rule_name          VARCHAR NOT NULL,
+    rule_fingerprint   VARCHAR NOT NULL,
+    price_date         DATE NOT NULL,
+    condition_holds    BOOLEAN,                   -- NULL: no price that day (neither fires nor clears)
+    PRIMARY KEY (rule_name, rule_fingerprint, price_date)
+);
+CREATE TABLE IF NOT EXISTS alerts.deliveries (
+    event_id           VARCHAR NOT NULL,
+    channel            VARCHAR NOT NULL,          -- webhook | email
+    status             VARCHAR NOT NULL,          -- delivered | failed
+    attempts           INTEGER NOT NULL,
+    error              VARCHAR,
+    finished_at        TIMESTAMPTZ NOT NULL
+);
+"""
+
+# The series of one GPU and market up to a day, with what each condition needs, point in time.
+SERIES_SQL = """
+with series as (
+    select
+        price_date, gpu_id, price_usd, is_good_deal, is_synthetic,
+        price_usd / (1 + change_vs_previous_7d_median) as previous_7d_median_usd,
+        min(price_usd) over (order by price_date rows between unbounded preceding and 1 preceding) as previous_low_usd
+    from marts.buy_signals
+    where gpu_id = $gpu_id and channel = $channel and pricing_type = $pricing_type and price_per = $price_per
+      and price_date <= $day
+)
+select * from series where price_date = $day
+"""
+
+CHEAPEST_OFFER_SQL = """
+select provider, source, title, url, price, currency, unit_price_usd, is_synthetic
+from intermediate.int_offers__market_daily
+where observed_date = $day and gpu_id = $gpu_id and market_channel = $channel and pricing_type = $pricing_type
+  and price_per = $price_per
+order by unit_price_usd, provider
+limit 1
+"""
+
+USD_RATE_SQL = """
+select usd_per_unit from intermediate.int_fx_rates__daily
+where currency = $currency and rate_date <= $day and rate_date > $day - interval (%d) day
+order by rate_date desc limit 1
+""" % MAX_RATE_AGE_DAYS
+
+
+def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
+    connection.execute(SCHEMA_SQL)
+
+
+def resolve_rule_gpu(connection: duckdb.DuckDBPyConnection, gpu: str) -> str:
+    """A canonical GPU id for the rule's GPU name (an id as is, or any alias the warehouse knows)."""
+    known = {row[0] for row in connection.execute("select gpu_id from marts.gpus").fetchall()}
+    if gpu in known:
+        return gpu
+    resolved = resolve_gpu_id(gpu, "estimate") or resolve_gpu_id(gpu)
+    if resolved is None or resolved not in known:
+        raise RuleError(f"unknown GPU {gpu!r}: use a canonical id (see `gpuprices sql \"select gpu_id from marts.gpus\"`)"
+                        " or a known alias")
+    return resolved
+
+
+def _first(connection: duckdb.DuckDBPyConnection, sql: str, parameters: dict) -> dict | None:
+    return next(iter(fetch_dicts(connection, sql, parameters)), None)
+
+
+def _condition(connection, rule: Rule, series: dict, day: date) -> tuple[bool | None, Decimal | None]:
+    """Whether the rule's condition holds on the day, and the USD figure it was compared with."""
+    price = series["price_usd"]
+    if rule.condition == "below":
+        if rule.currency == "USD":
+            threshold = Decimal(rule.price)
+        else:
+            rate = _first(connection, USD_RATE_SQL, {"currency": rule.currency, "day": day})
+            if rate is None:
+                return None, None  # no rate for that day: unknown, never a guess
+            threshold = Decimal(rule.price) * Decimal(str(rate["usd_per_unit"]))
+        return price <= threshold, threshold
+    if rule.condition == "good_deal":
+        return bool(series["is_good_deal"]), None
+    if rule.condition == "drop":
+        median = series["previous_7d_median_usd"]
+        if median is None:
+            return False, None
+        median = Decimal(str(median))
+        return price <= median * (1 - Decimal(rule.percent) / 100), median
+    previous_low = series["previous_low_usd"]  # new_low
+    return (previous_low is not None and price < previous_low), previous_low
+
+
+def resolve_rules(connection: duckdb.DuckDBPyConnection, rules: list[Rule]) -> dict[str, str]:
+    """Each rule's canonical GPU id by rule name. A rule whose GPU no longer resolves is left out (and said so):
+    one stale rule never silences the others."""
+    gpu_ids = {}
+    for rule in rules:
+        try:
+            gpu_ids[rule.name] = resolve_rule_gpu(connection, rule.gpu)
+        except RuleError as error:
+            print(f"alert rule {rule.name} skipped: {error}")
+    return gpu_ids
+
+
+def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: date,
+                 gpu_ids: dict[str, str] | None = None) -> list[dict]:
+    """Evaluate every rule on one day (once: a day already evaluated for a rule is skipped). Returns new events.
+    `gpu_ids` (from resolve_rules) saves resolving the rules' GPU names again for every day."""
+    ensure_schema(connection)
+    gpu_ids = resolve_rules(connection, rules) if gpu_ids is None else gpu_ids
+    events = []
+    for rule in rules:
+        seen = connection.execute(
+            "select 1 from alerts.rule_days where rule_name = ? and rule_fingerprint = ? and price_date = ?",
+            [rule.name, rule.fingerprint, day]).fetchone()
+        if seen or rule.name not in gpu_ids:
+            continue
+        gpu_id = gpu_ids[rule.name]
+        channel, pricing_type, price_per = MARKETS[rule.market]
+        keys = {"gpu_id": gpu_id, "channel": channel, "pricing_type": pricing_type, "price_per": price_per, "day": day}
+        series = _first(connection, SERIES_SQL, keys)
+        holds, reference = (None, None) if series is None else _condition(connection, rule, series, day)
+        before = connection.execute(
+            """select condition_holds from alerts.rule_days where rule_name = ? and rule_fingerprint = ?
+               and price_date < ? and condition_holds is not null order by price_date desc limit 1""",
+            [rule.name, rule.fingerprint, day]).fetchone()
+        connection.execute("insert into alerts.rule_days values (?, ?, ?, ?)",
+                           [rule.name, rule.fingerprint, day, holds])
+        if not holds or (before is not None and before[0]):
+            continue  # not holding, or still holding since it last fired (it has not cleared)
+        offer = _first(connection, CHEAPEST_OFFER_SQL, keys) or {}
+        unit = "per GPU-hour" if price_per == "gpu_hour" else "per card"
+        synthetic = bool(series["is_synthetic"])
+        message = (f"{rule.describe()} on {day}: ${series['price_usd']:,.2f} {unit}"
+                   + (f" at {offer['provider']}" if offer.get("provider") else "")
+                   + (f" ({offer['url']})" if offer.get("url") else "")
+                   + (" [SYNTHETIC DATA, not a market price]" if synthetic else ""))
+        event = {
+            "event_id": f"{rule.name}@{day}", "rule_name": rule.name, "rule_fingerprint": rule.fingerprint,
+            "rule_description": rule.describe(), "price_date": day, "gpu_id": gpu_id, "market": rule.market,
+            "condition": rule.condition, "price_usd": series["price_usd"], "price_per": price_per,
+            "reference_usd": reference, "provider": offer.get("provider"), "source": offer.get("source"),
+            "offer_title": offer.get("title"), "offer_url": offer.get("url"), "offer_price": offer.get("price"),
+            "offer_currency": offer.get("currency"), "is_synthetic": synthetic, "message": message,
+            "fired_at": datetime.now(UTC),
+        }
+        columns = ", ".join(event)
+        connection.execute(f"insert into alerts.alert_events ({columns}) values ({', '.join('?' * len(event))})",
+                           list(event.values()))
+        events.append(event)
+    return events
+
+
+def evaluate(days: list[date], rules: list[Rule] | None = None) -> list[dict]:
+    """Evaluate the rules on each day in order (the days a run observed), in one transaction."""
+    if rules is None:
+        rules, _ = load_config()
+    if not rules or not days:
+        return []
+    events = []
+    with db.connect() as connection:
+        ensure_schema(connection)
+        gpu_ids = resolve_rules(connection, rules)
+        connection.execute("begin")
+        try:
+            for day in sorted(set(days)):
+                events += evaluate_day(connection, rules, day, gpu_ids)
+            connection.execute("commit")
+        except Exception:
+            connection.execute("rollback")
+            raise
+    return events
+
+
+def record_delivery(event_id: str, channel: str, status: str, attempts: int, error: str | None) -> None:
+    with db.connect() as connection:
+        ensure_schema(connection)
+        connection.execute("insert into alerts.deliveries values (?, ?, ?, ?, ?, ?)",
+                           [event_id, channel, status, attempts, error, datetime.now(UTC)])
+
+
+def latest_price_date() -> date | None:
+    """The newest day in the marts: what `gpuprices alerts check` evaluates by default."""
+    with db.connect(read_only=True) as connection:
+        return connection.execute("select max(price_date) from marts.gpu_prices_daily").fetchone()[0]
+
+
+def gpu_of(gpu: str) -> str:
+    """A rule's GPU name as a canonical id, checked against the warehouse (RuleError when unknown)."""
+    with db.connect(read_only=True) as connection:
+        return resolve_rule_gpu(connection, gpu)
+
+
+def fired_events() -> list[dict]:
+    """Every event fired so far (none before the first evaluation created the alerts tables)."""
+    with db.connect(read_only=True) as connection:
+        exists = connection.execute("select count(*) from information_schema.tables where table_schema = 'alerts' "
+                                    "and table_name = 'alert_events'").fetchone()[0]
+        if not exists:
+            return []
+        return fetch_dicts(connection, "select price_date, rule_name, message from alerts.alert_events "
+                                       "order by price_date, rule_name")

@@ -1,0 +1,137 @@
+"""Alert rules: the rules file (<home>/alerts.toml, or GPUPRICES_ALERTS), what a rule says and how it is checked."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import asdict, dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from config.settings import alerts_path
+
+MARKETS = {  # market -> (channel, pricing_type, price_per) in marts.gpu_prices_daily
+    "on_demand": ("cloud", "on_demand", "gpu_hour"),
+    "spot": ("cloud", "spot", "gpu_hour"),
+    "retail_new": ("retail_new", "purchase", "card"),
+    "retail_used": ("retail_used", "purchase", "card"),
+}
+CONDITIONS = ("below", "good_deal", "drop", "new_low")
+MAX_RATE_AGE_DAYS = 7  # as for prices: an older rate converts nothing
+
+
+class RuleError(ValueError):
+    """A rule that cannot be evaluated as written (unknown GPU, market, condition or currency)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    gpu: str
+    market: str
+    condition: str
+    price: str | None = None      # `below`: the threshold, an exact decimal string
+    currency: str = "USD"         # `below`: the threshold's currency
+    percent: str | None = None    # `drop`: the drop in percent
+
+    def validate(self) -> Rule:
+        if not re.fullmatch(r"[\w.-]{1,60}", self.name):
+            raise RuleError(f"rule name {self.name!r}: letters, digits, '-', '_' or '.' only")
+        if self.market not in MARKETS:
+            raise RuleError(f"{self.name}: market must be one of {', '.join(MARKETS)}, not {self.market!r}")
+        if self.condition not in CONDITIONS:
+            raise RuleError(f"{self.name}: condition must be one of {', '.join(CONDITIONS)}, not {self.condition!r}")
+        if self.condition == "below":
+            if positive_decimal(self.price) is None:
+                raise RuleError(f"{self.name}: `below` needs a positive price, not {self.price!r}")
+            if not re.fullmatch(r"[A-Z]{3}", self.currency or ""):
+                raise RuleError(f"{self.name}: currency must be an ISO code such as USD or EUR, not {self.currency!r}")
+        if self.condition == "drop" and (positive_decimal(self.percent) is None or positive_decimal(self.percent) >= 100):
+            raise RuleError(f"{self.name}: `drop` needs a percent between 0 and 100, not {self.percent!r}")
+        return self
+
+    @property
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+    def describe(self) -> str:
+        what = {"below": f"at or below {self.price} {self.currency}", "good_deal": "a good deal",
+                "drop": f"{self.percent}% under its 7-day median", "new_low": "a new lowest price"}[self.condition]
+        return f"{self.gpu} {self.market.replace('_', ' ')}: {what}"
+
+
+def positive_decimal(text) -> Decimal | None:
+    try:
+        value = Decimal(str(text))
+    except (InvalidOperation, TypeError):
+        return None
+    return value if value.is_finite() and value > 0 else None
+
+
+# -- the rules file -------------------------------------------------------------------------------------------------
+def rules_path() -> Path:
+    return alerts_path()
+
+
+def load_config(path: Path | None = None) -> tuple[list[Rule], dict]:
+    """The rules and the [delivery] settings of the rules file (none when it does not exist)."""
+    path = path or rules_path()
+    if not path.exists():
+        return [], {}
+    with path.open("rb") as handle:
+        data = tomllib.load(handle)
+    rules = []
+    for entry in data.get("rules", []):
+        try:
+            rules.append(Rule(**{k: (str(v) if k in ("price", "percent") else v) for k, v in entry.items()}).validate())
+        except TypeError as error:
+            raise RuleError(f"{path}: rule {entry.get('name')!r}: {error}") from None
+    names = [rule.name for rule in rules]
+    if len(names) != len(set(names)):
+        raise RuleError(f"{path}: two rules share a name")
+    return rules, data.get("delivery", {})
+
+
+def _toml_value(value) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a JSON string or number is a valid TOML value
+
+
+def save_config(rules: list[Rule], delivery: dict, path: Path | None = None) -> Path:
+    """Rewrites the rules file (written whole to a temporary file, then renamed: never half written)."""
+    path = path or rules_path()
+    lines = ["# gpuprices price alerts: edit by hand or with `gpuprices alerts add/list/remove`.", ""]
+    if delivery:
+        lines.append("[delivery]")
+        lines += [f"{key} = {_toml_value(value)}" for key, value in delivery.items()]
+        lines.append("")
+    for rule in rules:
+        lines.append("[[rules]]")
+        lines += [f"{key} = {_toml_value(value)}" for key, value in asdict(rule).items() if value is not None]
+        lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text("\n".join(lines))
+    temporary.replace(path)
+    return path
+
+
+def add_rule(rule: Rule, resolve_gpu) -> tuple[Rule, str]:
+    """Validate `rule`, check its GPU resolves (`resolve_gpu(name) -> gpu_id`, raising RuleError), append it to the
+    rules file. Returns the rule and its GPU id."""
+    rules, delivery = load_config()
+    rule = rule.validate()
+    if any(existing.name == rule.name for existing in rules):
+        raise RuleError(f"a rule named {rule.name!r} exists; remove it first")
+    gpu_id = resolve_gpu(rule.gpu)
+    save_config([*rules, rule], delivery)
+    return rule, gpu_id
+
+
+def remove_rule(name: str) -> None:
+    rules, delivery = load_config()
+    kept = [rule for rule in rules if rule.name != name]
+    if len(kept) == len(rules):
+        raise RuleError(f"no rule named {name!r}")
+    save_config(kept, delivery)

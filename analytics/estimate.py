@@ -1,0 +1,305 @@
+"""`gpuprices estimate`: training (or serving) cost of a model on one GPU or ranked across every GPU with a price.
+
+The formulas are the warehouse's own: the DuckDB macros in schema `formulas` that dbt creates at the start of every
+build (models/macros/create_formulas.sql) and the marts use, so an estimate for a reference model on its defaults
+matches marts.training_cost_daily. Prices are each GPU's latest rental prices in the warehouse."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import duckdb
+
+from scrapers.gpu_names import resolve_gpu_id
+from warehouse import db
+
+_SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+
+
+class EstimateError(ValueError):
+    """A request the estimator cannot answer; the message says why and what to do."""
+
+
+def parse_count(text: str, what: str) -> float:
+    """'70B', '2T', '7e9', '1.5b' -> a plain count. A bare number under a million is refused: '70' is far more
+    likely to mean 70B than seventy."""
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([kmbt]?)\s*", text.lower())
+    if not match:
+        raise EstimateError(f"{what}: cannot read {text!r}; write e.g. 70B, 2T or 7e9")
+    value = float(match.group(1)) * _SCALE[match.group(2)]
+    if not match.group(2) and value < 1e6:
+        raise EstimateError(f"{what}: {text!r} is a bare number under a million; did you mean {text}B?")
+    return value
+
+
+@dataclass
+class ModelShape:
+    """What the formulas need to know about a model. layers/d_model/kv figures are None when unknown."""
+
+    name: str
+    total_params: float
+    active_params: float
+    tokens: float | None
+    layers: int | None = None
+    d_model: int | None = None
+    kv_values_per_token_per_layer: int | None = None
+
+
+@dataclass
+class EstimateRequest:
+    model: ModelShape
+    gpu: str | None = None
+    mfu: float | None = None
+    precision: str = "bf16"
+    recompute: bool = False
+    cluster_gpus: int | None = None
+    inference: bool = False
+    context_tokens: int | None = None
+    batch_size: int | None = None
+    tokens_per_second: float | None = None  # a stated serving throughput instead of the roofline estimate
+
+
+def open_warehouse() -> duckdb.DuckDBPyConnection:
+    try:
+        connection = db.open_for_reading()
+    except duckdb.IOException as error:
+        raise EstimateError(f"cannot open the warehouse ({error}); is a run writing it?") from error
+    ready = connection.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE schema_name = 'formulas'"
+    ).fetchone()[0]
+    if not ready:
+        connection.close()
+        raise EstimateError("the warehouse has no estimate formulas yet: run `gpuprices run --offline` or `gpuprices build`")
+    return connection
+
+
+def assumptions(connection: duckdb.DuckDBPyConnection) -> dict[str, float]:
+    return dict(connection.execute("SELECT name, value FROM marts.estimate_assumptions").fetchall())
+
+
+def reference_model(connection: duckdb.DuckDBPyConnection, name: str) -> ModelShape:
+    row = connection.execute(
+        """
+        SELECT name, total_params_b, active_params_b, training_tokens_b, layers, d_model, kv_values_per_token_per_layer
+        FROM reference.reference_models
+        WHERE lower(model_id) = lower($name) OR lower(name) = lower($name)
+        """,
+        {"name": name},
+    ).fetchone()
+    if row is None:
+        known = [r[0] for r in connection.execute("SELECT model_id FROM reference.reference_models ORDER BY 1").fetchall()]
+        raise EstimateError(f"no reference model {name!r}; known: {', '.join(known)}")
+    label, total_b, active_b, tokens_b, layers, d_model, kv_values = row
+    return ModelShape(
+        name=label, total_params=total_b * 1e9, active_params=active_b * 1e9,
+        tokens=tokens_b * 1e9 if tokens_b is not None else None,
+        layers=layers, d_model=d_model, kv_values_per_token_per_layer=kv_values,
+    )
+
+
+def resolve_gpu(connection: duckdb.DuckDBPyConnection, name: str) -> str:
+    """A canonical id, or any raw name the alias table resolves ('H100-80GB', 'A100 80GB', 'H800'). Shorthand
+    that names several variants ('A100') takes the alias table's `estimate` scope: the variant clouds rent most."""
+    known = {r[0] for r in connection.execute("SELECT gpu_id FROM marts.gpus").fetchall()}
+    gpu_id = name if name in known else resolve_gpu_id(name, scope="estimate")
+    if gpu_id is None or gpu_id not in known:
+        raise EstimateError(f"unknown GPU {name!r}: not a canonical id and no alias in models/seeds/gpu_aliases.csv")
+    return gpu_id
+
+
+# Each GPU's latest rental prices and purchase price, beside its specs.
+_GPU_PRICES = """
+    WITH rental AS (
+        SELECT * FROM intermediate.int_gpu_prices__rental_daily
+        QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1
+    ),
+    purchase AS (
+        SELECT * FROM intermediate.int_gpu_purchase_prices_daily
+        QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1
+    )
+    SELECT
+        specs.*,
+        CASE $precision WHEN 'fp8' THEN specs.fp8_dense_tflops ELSE specs.bf16_dense_tflops END AS dense_peak_tflops,
+        rental.price_date,
+        rental.on_demand_cheapest_usd_per_gpu_hour, rental.on_demand_median_usd_per_gpu_hour,
+        rental.spot_cheapest_usd_per_gpu_hour, rental.spot_median_usd_per_gpu_hour,
+        coalesce(rental.is_synthetic, false) AS is_synthetic,
+        purchase.purchase_price_usd, purchase.purchase_price_basis
+    FROM intermediate.int_gpu_specs AS specs
+    LEFT JOIN rental USING (gpu_id)
+    LEFT JOIN purchase USING (gpu_id)
+    WHERE ($gpu IS NULL OR specs.gpu_id = $gpu)
+"""
+
+_TRAINING = f"""
+    WITH gpus AS ({_GPU_PRICES}),
+    sized AS (
+        SELECT gpus.*,
+            formulas.training_flops($active_params, $tokens, $recompute) AS flops,
+            formulas.min_training_gpus($total_params, $layers, $d_model, $recompute, memory_gib) AS min_gpus
+        FROM gpus WHERE dense_peak_tflops IS NOT NULL
+    ),
+    clustered AS (
+        SELECT *, coalesce($cluster_gpus, greatest(min_gpus, $default_cluster_gpus)) AS cluster_gpus FROM sized
+        WHERE min_gpus IS NOT NULL
+    ),
+    timed AS (
+        SELECT *, coalesce($mfu, formulas.default_mfu(has_fast_interconnect, cluster_gpus)) AS mfu FROM clustered
+    )
+    SELECT
+        gpu_id, name AS gpu_name, price_date, flops, dense_peak_tflops, mfu,
+        formulas.gpu_hours(flops, dense_peak_tflops, mfu) AS gpu_hours,
+        min_gpus, cluster_gpus, cluster_gpus >= min_gpus AS fits_in_memory,
+        formulas.wall_clock_days(formulas.gpu_hours(flops, dense_peak_tflops, mfu), cluster_gpus) AS wall_clock_days,
+        on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour,
+        spot_cheapest_usd_per_gpu_hour, spot_median_usd_per_gpu_hour,
+        formulas.gpu_hours(flops, dense_peak_tflops, mfu) * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest,
+        formulas.gpu_hours(flops, dense_peak_tflops, mfu) * on_demand_median_usd_per_gpu_hour AS cost_usd_median,
+        formulas.gpu_hours(flops, dense_peak_tflops, mfu) * spot_cheapest_usd_per_gpu_hour AS cost_usd_spot_cheapest,
+        formulas.gpu_hours(flops, dense_peak_tflops, mfu)
+            * formulas.owned_usd_per_gpu_hour(purchase_price_usd, tdp_w) AS cost_usd_owned,
+        purchase_price_usd, purchase_price_basis, is_synthetic
+    FROM timed
+    ORDER BY cost_usd_cheapest NULLS LAST, gpu_hours
+"""
+
+_INFERENCE = f"""
+    WITH gpus AS ({_GPU_PRICES}),
+    sized AS (
+        SELECT gpus.*,
+            formulas.weight_bytes($total_params, $bytes_per_param) AS weight_bytes,
+            formulas.kv_cache_bytes($kv_values, $layers, $context_tokens, $batch_size) AS kv_cache_bytes
+        FROM gpus WHERE dense_peak_tflops IS NOT NULL AND memory_bandwidth_gbps IS NOT NULL
+    ),
+    served AS (
+        SELECT *, formulas.inference_gpus(weight_bytes, kv_cache_bytes, memory_gib) AS gpus FROM sized
+    ),
+    throughput AS (
+        SELECT *, coalesce($tokens_per_second, formulas.decode_tokens_per_second(
+            weight_bytes, kv_cache_bytes, $active_params, $batch_size, gpus, memory_bandwidth_gbps, dense_peak_tflops
+        )) AS output_tokens_per_second
+        FROM served
+    )
+    SELECT
+        gpu_id, name AS gpu_name, price_date, weight_bytes, kv_cache_bytes, gpus AS min_gpus, output_tokens_per_second,
+        on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour,
+        formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
+            AS usd_per_million_output_tokens_cheapest,
+        formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, output_tokens_per_second)
+            AS usd_per_million_output_tokens_median,
+        is_synthetic
+    FROM throughput
+    ORDER BY usd_per_million_output_tokens_cheapest NULLS LAST, min_gpus
+"""
+
+_WEIGHT_BYTES = {"bf16": 2.0, "fp8": 1.0, "int4": 0.5}
+
+
+def estimate(request: EstimateRequest) -> list[dict]:
+    """Rows best first (cheapest on-demand cost, GPUs without a price last); one row when request.gpu is set."""
+    if request.precision not in _WEIGHT_BYTES or (request.precision == "int4" and not request.inference):
+        raise EstimateError("precision: bf16 or fp8 for training; bf16, fp8 or int4 (weights) with --inference")
+    with open_warehouse() as connection:
+        defaults = assumptions(connection)
+        gpu = resolve_gpu(connection, request.gpu) if request.gpu else None
+        model = request.model
+        common = {"gpu": gpu, "precision": "fp8" if request.precision == "fp8" else "bf16",
+                  "total_params": model.total_params, "active_params": model.active_params,
+                  "layers": model.layers or 0}
+        if request.inference:
+            if model.layers is None or model.kv_values_per_token_per_layer is None:
+                raise EstimateError("serving needs the KV cache shape: pass --layers and --kv-values (or use --model)")
+            sql, parameters = _INFERENCE, {
+                **common, "bytes_per_param": _WEIGHT_BYTES[request.precision],
+                "kv_values": model.kv_values_per_token_per_layer,
+                "context_tokens": request.context_tokens or int(defaults["inference_context_tokens"]),
+                "batch_size": request.batch_size or int(defaults["inference_batch_size"]),
+                "tokens_per_second": request.tokens_per_second,
+            }
+        else:
+            if model.tokens is None:
+                raise EstimateError(f"{model.name}: no training token count; pass --tokens")
+            sql, parameters = _TRAINING, {
+                **common, "tokens": model.tokens, "recompute": request.recompute, "d_model": model.d_model or 0,
+                "cluster_gpus": request.cluster_gpus, "default_cluster_gpus": int(defaults["training_cluster_gpus"]),
+                "mfu": request.mfu,
+            }
+        rows = db.fetch_dicts(connection, sql, parameters)
+    if gpu and not rows:
+        raise EstimateError(f"{gpu}: no {request.precision} dense peak or memory figures in the spec table")
+    for row in rows:
+        row["model"] = model.name
+        row["activations_counted"] = bool(model.layers and model.d_model) or request.inference
+    return rows
+
+
+def _money(value) -> str:
+    return "-" if value is None else f"${float(value):,.0f}" if float(value) >= 100 else f"${float(value):,.2f}"
+
+
+# (header, width, cell) per view: what a person reads, rounded.
+_TEXT_COLUMNS = {
+    "training": [
+        ("GPU", -20, lambda r: r["gpu_id"]),
+        ("GPU-hours", 12, lambda r: f"{r['gpu_hours']:,.0f}"),
+        ("min GPUs", 8, lambda r: r["min_gpus"]),
+        ("cluster", 7, lambda r: r["cluster_gpus"]),
+        ("days", 8, lambda r: f"{r['wall_clock_days']:,.1f}"),
+        ("MFU", 5, lambda r: f"{r['mfu']:.2f}"),
+        ("cost cheapest", 14, lambda r: _money(r["cost_usd_cheapest"])),
+        ("cost median", 13, lambda r: _money(r["cost_usd_median"])),
+    ],
+    "serving": [
+        ("GPU", -20, lambda r: r["gpu_id"]),
+        ("GPUs", 5, lambda r: r["min_gpus"]),
+        ("tok/s", 8, lambda r: f"{r['output_tokens_per_second']:,.0f}"),
+        ("$/M tok cheapest", 17, lambda r: _money(r["usd_per_million_output_tokens_cheapest"])),
+        ("$/M tok median", 15, lambda r: _money(r["usd_per_million_output_tokens_median"])),
+    ],
+}
+
+
+def _cells(values, columns) -> str:
+    return " ".join(f"{value!s:<{-width}}" if width < 0 else f"{value!s:>{width}}"
+                    for value, (_, width, _) in zip(values, columns, strict=True))
+
+
+def format_rows(rows: list[dict], inference: bool) -> str:
+    """Rounded for people; the JSON output keeps full precision."""
+    columns = _TEXT_COLUMNS["serving" if inference else "training"]
+    lines = [_cells([header for header, _, _ in columns], columns) + "  prices of"]
+    for row in rows:
+        notes = [str(row["price_date"] or "no price")]
+        if not inference and not row["fits_in_memory"]:
+            notes.append("(does not fit: needs more GPUs)")
+        if row["is_synthetic"]:
+            notes.append("(synthetic)")
+        lines.append(_cells([cell(row) for _, _, cell in columns], columns) + "  " + "  ".join(notes))
+    if rows and not rows[0]["activations_counted"]:
+        lines.append("activations not counted in min GPUs: pass --layers and --d-model to include them")
+    return "\n".join(lines)
+
+
+def model_for(reference: str | None = None, params: str | None = None, active_params: str | None = None,
+              tokens: str | None = None, layers: int | None = None, d_model: int | None = None,
+              kv_values: int | None = None) -> ModelShape:
+    """The model an estimate is for: a reference model by id or name (its tokens optionally overridden), or a shape
+    given by its parameter count."""
+    if reference:
+        if params or active_params:
+            raise EstimateError("--model takes its parameters from the reference table; drop --params")
+        with open_warehouse() as connection:
+            model = reference_model(connection, reference)
+        if tokens:
+            model.tokens = parse_count(tokens, "--tokens")
+        return model
+    if not params:
+        raise EstimateError("give --model NAME (a reference model) or --params N --tokens D")
+    total = parse_count(params, "--params")
+    return ModelShape(
+        name=f"{params} parameters", total_params=total,
+        active_params=parse_count(active_params, "--active-params") if active_params else total,
+        tokens=parse_count(tokens, "--tokens") if tokens else None,
+        layers=layers, d_model=d_model, kv_values_per_token_per_layer=kv_values,
+    )

@@ -1,0 +1,1 @@
+"""Configuration: the watch list (watchlist.toml) and every environment setting (settings.py)."""

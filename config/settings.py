@@ -1,0 +1,176 @@
+"""Every GPUPRICES_* environment variable, read in one place (docs/settings.md is generated from SETTINGS).
+
+Read at call time (`current()`), not at import: a test or a long-lived worker that changes the environment gets the
+new value. Source credentials (BESTBUY_API_KEY...) are not here: each source names its own (Source.api_key_env).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: str | None
+    doc: str
+
+
+SETTINGS = (
+    Setting("GPUPRICES_HOME", "./data", "the data home: warehouse file, landing zone, export, site, reports"),
+    Setting("GPUPRICES_DATABASE", "<home>/gpuprices.duckdb",
+            "what DuckDB opens: the file, or `md:<name>` for MotherDuck (token in `motherduck_token`)"),
+    Setting("GPUPRICES_LOCK_WAIT_S", "120", "how long a writer waits for readers' sessions on the warehouse file"),
+    Setting("GPUPRICES_WATCHLIST", "config/watchlist.toml", "what the retail sources track"),
+    Setting("GPUPRICES_FAULTS", None, "a fault plan (JSON) the offline run's recorded server injects"),
+    Setting("GPUPRICES_SOURCE_DEADLINE_S", "900", "a source's whole fetch must end within this"),
+    Setting("GPUPRICES_SOURCE_RETRIES", "2", "task retries of a source after a transient fetch failure"),
+    Setting("GPUPRICES_SOURCE_RETRY_DELAY_S", "10", "pause before a source's task retry"),
+    Setting("GPUPRICES_HTTP_CONNECT_TIMEOUT_S", "10", "HTTP connect timeout"),
+    Setting("GPUPRICES_HTTP_READ_TIMEOUT_S", "60", "HTTP read timeout (between bytes)"),
+    Setting("GPUPRICES_HTTP_ATTEMPT_TIMEOUT_S", "300", "one request's whole response (headers and body) deadline"),
+    Setting("GPUPRICES_HTTP_MAX_ATTEMPTS", "4", "tries of one request on transient failures"),
+    Setting("GPUPRICES_HTTP_BACKOFF_BASE_S", "1.0", "exponential backoff base (full jitter)"),
+    Setting("GPUPRICES_HTTP_BACKOFF_CAP_S", "30", "longest backoff pause"),
+    Setting("GPUPRICES_HTTP_MAX_RETRY_AFTER_S", "120", "a longer Retry-After is a failure, not a wait"),
+    Setting("GPUPRICES_HTTP_MAX_BODY_BYTES", "25000000", "bodies past this are cut off and never parsed"),
+    Setting("GPUPRICES_ALERTS", "<home>/alerts.toml", "the alert rules file"),
+    Setting("GPUPRICES_ALERT_WEBHOOK_URL", None, "webhook alerts are posted to (a secret: not in the rules file)"),
+    Setting("GPUPRICES_ALERT_EMAIL_TO", None, "alert e-mail recipients, comma-separated"),
+    Setting("GPUPRICES_ALERT_RETRY_PAUSE_S", "1.0", "pause between delivery attempts (grows per attempt)"),
+    Setting("GPUPRICES_SMTP_HOST", None, "SMTP server for e-mail alerts"),
+    Setting("GPUPRICES_SMTP_PORT", "587", "SMTP port"),
+    Setting("GPUPRICES_SMTP_USER", None, "SMTP login"),
+    Setting("GPUPRICES_SMTP_PASSWORD", None, "SMTP password"),
+    Setting("GPUPRICES_SMTP_STARTTLS", "1 when a user is set, else 0", "STARTTLS before login"),
+    Setting("GPUPRICES_SMTP_FROM", "gpuprices@localhost", "the alert e-mails' sender"),
+    Setting("GPUPRICES_PROJECT_DIR", None, "prefect.yaml only: the checkout on each worker of a work pool"),
+)
+_KNOWN = {setting.name for setting in SETTINGS}
+
+# The HTTP client settings the environment may override: HttpSettings field -> variable.
+HTTP_FIELDS = (
+    "connect_timeout_s", "read_timeout_s", "attempt_timeout_s", "max_attempts", "backoff_base_s", "backoff_cap_s",
+    "max_retry_after_s", "max_body_bytes",
+)
+
+
+def raw(name: str) -> str | None:
+    """The variable's value, None when unset or empty. Only the variables listed in SETTINGS may be read."""
+    if name not in _KNOWN:
+        raise KeyError(f"{name} is not a gpuprices setting (config/settings.py SETTINGS)")
+    return os.environ.get(name) or None
+
+
+def number(name: str, default: float) -> float:
+    value = raw(name)
+    return float(value) if value is not None else default
+
+
+def data_home() -> Path:
+    home = Path(raw("GPUPRICES_HOME") or "data").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+@contextmanager
+def exported(name: str, value: str) -> Iterator[str]:
+    """Set a setting in the environment for the block (for code that reads it there: dbt's profile), then restore."""
+    raw(name)  # only known settings
+    previous = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield value
+    finally:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
+
+
+def use_data_home(home: Path):
+    """Point GPUPRICES_HOME at `home` for the block (benchmarks build several warehouses in one process)."""
+    return exported("GPUPRICES_HOME", str(home))
+
+
+def database_override() -> str | None:
+    return raw("GPUPRICES_DATABASE")
+
+
+def watchlist_path() -> Path:
+    return Path(raw("GPUPRICES_WATCHLIST") or PROJECT_ROOT / "config" / "watchlist.toml")
+
+
+def alerts_path() -> Path:
+    return Path(raw("GPUPRICES_ALERTS") or data_home() / "alerts.toml")
+
+
+def faults_path() -> Path | None:
+    value = raw("GPUPRICES_FAULTS")
+    return Path(value) if value else None
+
+
+def http_overrides() -> dict[str, float]:
+    """HttpSettings fields set in the environment (GPUPRICES_HTTP_<FIELD>)."""
+    found = {}
+    for field in HTTP_FIELDS:
+        value = raw(f"GPUPRICES_HTTP_{field.upper()}")
+        if value is not None:
+            found[field] = float(value)
+    return found
+
+
+@dataclass(frozen=True)
+class SourceLimits:
+    deadline_s: float
+    retries: int
+    retry_delay_s: float
+
+
+def source_limits() -> SourceLimits:
+    return SourceLimits(
+        deadline_s=number("GPUPRICES_SOURCE_DEADLINE_S", 900),
+        retries=int(number("GPUPRICES_SOURCE_RETRIES", 2)),
+        retry_delay_s=number("GPUPRICES_SOURCE_RETRY_DELAY_S", 10),
+    )
+
+
+@dataclass(frozen=True)
+class AlertDelivery:
+    webhook_url: str | None
+    email_to: str | None
+    retry_pause_s: float
+    smtp_host: str | None
+    smtp_port: int
+    smtp_user: str | None
+    smtp_password: str
+    smtp_starttls: bool
+    smtp_from: str
+
+
+def alert_delivery() -> AlertDelivery:
+    user = raw("GPUPRICES_SMTP_USER")
+    starttls = raw("GPUPRICES_SMTP_STARTTLS")
+    return AlertDelivery(
+        webhook_url=raw("GPUPRICES_ALERT_WEBHOOK_URL"),
+        email_to=raw("GPUPRICES_ALERT_EMAIL_TO"),
+        retry_pause_s=number("GPUPRICES_ALERT_RETRY_PAUSE_S", 1.0),
+        smtp_host=raw("GPUPRICES_SMTP_HOST"),
+        smtp_port=int(number("GPUPRICES_SMTP_PORT", 587)),
+        smtp_user=user,
+        smtp_password=raw("GPUPRICES_SMTP_PASSWORD") or "",
+        smtp_starttls=(starttls or ("1" if user else "0")) == "1",
+        smtp_from=raw("GPUPRICES_SMTP_FROM") or "gpuprices@localhost",
+    )
+
+
+def markdown_table() -> str:
+    lines = ["| variable | default | what it does |", "|---|---|---|"]
+    lines += [f"| `{s.name}` | {s.default or '(unset)'} | {s.doc} |" for s in SETTINGS]
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Development tools outside the runtime packages: benchmarks, synthetic history, recording builders."""

@@ -1,0 +1,253 @@
+"""Served documents and recordings of the direct provider sources (issue 3), for the offline replay.
+
+Called by build_bundle.py. Inputs: the verbatim samples in tests/fixtures/<provider>/ and the real SkyPilot
+catalogs in recordings/skypilot/. What each served document is, and how honest it is, is in its recording's
+`data_origin` and `note`; everything but `captured` loads with is_synthetic = true.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+from collections import defaultdict
+from datetime import date, timedelta
+from decimal import Decimal
+
+from dev.recordings.common import FIXTURES, REPLAY_START, recording
+from dev.recordings.common import RECORDINGS as HERE
+from scrapers.cloud import aws, cudo, gcp, jarvislabs, lambda_cloud, oci, runpod, seeweb, tensordock, vast, verda, vultr
+from scrapers.reference.ecb import DAILY_URL
+
+
+def _write(relative: str, payload: object) -> str:
+    path = HERE / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=1) + "\n")
+    return relative
+
+
+def _fixture(provider: str, name: str) -> dict:
+    return json.loads((FIXTURES / provider / name).read_text())
+
+
+def fixture_recordings() -> list[dict]:
+    gpuhunt = "shape exact, values may be invented"
+    verda_fixture = _fixture("verda", "gpuhunt_verda_fixtures.json")
+    vultr_fixture = _fixture("vultr", "gpuhunt_vultr_plans_fixture.json")
+    tensordock_specs = _fixture("tensordock", "gpuhunt_tensordock_hostnode_specs_fixture.json")["fixture:specs"]
+    runpod_gpu = _fixture("runpod", "runpod_docs_get_gpu_full_output.json")
+    return [
+        recording("cudo", "synthetic", f"gpuhunt fixture in the machine-types envelope ({gpuhunt})", {
+            cudo.API_URL: _write("cudo/gpuhunt_fixture_machine_types.json", {
+                "machineTypes": _fixture("cudo", "gpuhunt_cudo_machine_types_fixture.json")["fixture:machine_types"]
+            })}),
+        recording("verda", "synthetic", f"gpuhunt fixtures ({gpuhunt})", {
+            f"{verda.API_BASE}/oauth2/token": _write("verda/synthetic_token_response.json", {
+                "access_token": "offline-replay-not-a-token", "token_type": "Bearer", "expires_in": 3600}),
+            f"{verda.API_BASE}/instance-types": _write("verda/gpuhunt_fixture_instance_types.json",
+                                                       verda_fixture["fixture:raw_instance_types"]),
+            f"{verda.API_BASE}/instance-availability": _write("verda/gpuhunt_fixture_instance_availability.json",
+                                                              verda_fixture["fixture:availabilities"]),
+        }),
+        recording("jarvislabs", "synthetic", f"gpuhunt fixture ({gpuhunt})", {
+            jarvislabs.API_URL: _write("jarvislabs/gpuhunt_fixture_server_meta.json", _fixture(
+                "jarvislabs", "gpuhunt_server_meta_fixture.json")["SERVER_META_RESPONSE"])}),
+        recording("tensordock", "synthetic", "gpuhunt hostnode specs fixture in the documented hostnodes envelope "
+                   "(location made up)", {
+            tensordock.API_URL: _write("tensordock/synthetic_documented_format_hostnodes.json", {
+                "hostnodes": {"synthetic-node-1": {"location": {"city": "Example City", "country": "United States"},
+                                                   "specs": tensordock_specs}}})}),
+        recording("seeweb", "synthetic", f"gpuhunt fixture ({gpuhunt})", {
+            seeweb.API_URL: _write("seeweb/gpuhunt_fixture_plans.json", _fixture(
+                "seeweb", "gpuhunt_seeweb_plans_fixture.json")["fixture:plans_payload"])}),
+        recording("vultr", "synthetic", f"gpuhunt fixture ({gpuhunt})", {
+            vultr.VCG_URL: _write("vultr/gpuhunt_fixture_vcg_plans.json", vultr_fixture["vm_instances"]),
+            vultr.METAL_URL: _write("vultr/gpuhunt_fixture_metal_plans.json", vultr_fixture["bare_metal"]),
+        }),
+        recording("runpod", "synthetic", "RunPod's documented get_gpu output in the GraphQL envelope", {
+            runpod.API_URL: _write("runpod/synthetic_documented_format_gpu_types.json",
+                                   {"data": {"gpuTypes": [runpod_gpu]}})}),
+        recording("vast", "stale_capture", "real vast.ai offers captured 2025-07-26, replayed on every day", {
+            vast.API_URL: _write("vast/stale_capture_2025-07-26_2offers.json",
+                                 _fixture("vast", "vast_offers_capture_2025-07-26_2offers.json"))}),
+        recording("oci", "stale_capture", "real OCI price-list response (opencost test data, date unknown)", {
+            oci.API_URL: _write("oci/stale_capture_pricelist_products_usd.json",
+                                _fixture("oci", "opencost_oci_pricelist_products_usd.json"))}),
+        recording("aws", "synthetic", "made-up GPU prices in the real offer-file structure", {
+            url: _write(f"aws/synthetic_documented_format_{region}_index.json", offer_file)
+            for region, url, offer_file in _aws_offer_files()}),
+    ]
+
+
+# AWS: no real GPU offer file exists in our samples. These made-up prices (USD per instance-hour, roughly the list
+# prices' order of magnitude) go into the real structure; reserved terms are made up as fractions of on-demand.
+_AWS_SYNTHETIC = {
+    "p5.48xlarge": ("8", "55.04"), "p4d.24xlarge": ("8", "21.96"), "p4de.24xlarge": ("8", "27.45"),
+    "g5.xlarge": ("1", "1.006"), "g5.12xlarge": ("4", "5.672"), "g5.48xlarge": ("8", "16.288"),
+    "g6.xlarge": ("1", "0.8048"), "g6e.xlarge": ("1", "1.861"), "g4dn.xlarge": ("1", "0.526"),
+    "g4dn.12xlarge": ("4", "3.912"), "p3.2xlarge": ("1", "3.06"), "c5.large": ("0", "0.085"),
+}
+_AWS_REGION_FACTOR = {"us-east-1": Decimal("1"), "us-west-2": Decimal("1"), "eu-west-1": Decimal("1.08"),
+                      "ap-northeast-1": Decimal("1.24")}
+
+
+def _aws_offer_files():
+    for region, factor in _AWS_REGION_FACTOR.items():
+        products, on_demand, reserved = {}, {}, {}
+        for number, (instance_type, (gpus, price)) in enumerate(_AWS_SYNTHETIC.items()):
+            sku = f"SYNTHETIC{region.replace('-', '').upper()}{number:03d}"
+            attributes = {"instanceType": instance_type, "regionCode": region, "operatingSystem": "Linux",
+                          "tenancy": "Shared", "preInstalledSw": "NA", "capacitystatus": "Used",
+                          "licenseModel": "No License required", "gpu": gpus}
+            products[sku] = {"sku": sku, "productFamily": "Compute Instance", "attributes": attributes}
+            # the Windows twin every real file has: the parser must drop it
+            products[sku + "W"] = {"sku": sku + "W", "productFamily": "Compute Instance",
+                                   "attributes": {**attributes, "operatingSystem": "Windows"}}
+            hourly = (Decimal(price) * factor).quantize(Decimal("0.0001"))
+            on_demand[sku] = {f"{sku}.JRTCKXETXF": {"offerTermCode": "JRTCKXETXF", "sku": sku, "termAttributes": {},
+                              "priceDimensions": {f"{sku}.JRTCKXETXF.6YS6EN2CT7": {
+                                  "unit": "Hrs", "description": "synthetic", "pricePerUnit": {"USD": str(hourly)}}}}}
+            on_demand[sku + "W"] = {f"{sku}W.JRTCKXETXF": {"offerTermCode": "JRTCKXETXF", "sku": sku + "W",
+                                    "termAttributes": {}, "priceDimensions": {f"{sku}W.JRTCKXETXF.6YS6EN2CT7": {
+                                        "unit": "Hrs", "pricePerUnit": {"USD": str(hourly * 2)}}}}}
+            reserved[sku] = {
+                f"{sku}.HU7G6KETJZ": {"offerTermCode": "HU7G6KETJZ", "sku": sku, "termAttributes": {
+                    "LeaseContractLength": "1yr", "OfferingClass": "standard", "PurchaseOption": "Partial Upfront"},
+                    "priceDimensions": {
+                        f"{sku}.HU7G6KETJZ.2TG2D8R56U": {"unit": "Quantity", "description": "Upfront Fee",
+                                                         "pricePerUnit": {"USD": str(int(hourly * 2628))}},
+                        f"{sku}.HU7G6KETJZ.6YS6EN2CT7": {"unit": "Hrs", "pricePerUnit": {
+                            "USD": str((hourly * Decimal("0.3")).quantize(Decimal("0.0001")))}}}},
+                f"{sku}.38NPMPTW36": {"offerTermCode": "38NPMPTW36", "sku": sku, "termAttributes": {
+                    "LeaseContractLength": "3yr", "OfferingClass": "standard", "PurchaseOption": "All Upfront"},
+                    "priceDimensions": {f"{sku}.38NPMPTW36.2TG2D8R56U": {
+                        "unit": "Quantity", "description": "Upfront Fee", "pricePerUnit": {"USD": str(int(hourly * 10500))}}}},
+            }
+        offer_file = {"formatVersion": "v1.0", "disclaimer": "SYNTHETIC: made-up prices in the documented structure",
+                      "offerCode": "AmazonEC2", "version": "synthetic", "publicationDate": REPLAY_START,
+                      "products": products, "terms": {"OnDemand": on_demand, "Reserved": reserved}}
+        yield region, aws.OFFER_URL.format(region=region), offer_file
+
+
+def skypilot_reconstructions(manifest_rows: list[dict]) -> list[dict]:
+    """Lambda API responses and GCP SKU pages rebuilt from the real dated SkyPilot catalogs."""
+    recordings = []
+    for entry in manifest_rows:
+        cloud, date = entry["file"].removesuffix(".csv").split("_", 1)
+        recorded_at = entry["commit_date"].replace(" ", "T") + "+00:00"
+        rows = list(csv.DictReader((HERE / "skypilot" / entry["file"]).open(newline="")))
+        if cloud == "lambda":
+            recordings.append(_lambda_recording(rows, date, recorded_at, entry["file"]))
+        elif cloud == "gcp":
+            recordings.append(_gcp_recording(rows, date, recorded_at, entry["file"]))
+    return recordings
+
+
+def _lambda_recording(rows, date, recorded_at, catalog_file) -> dict:
+    data = {}
+    for row in rows:
+        name = row["InstanceType"]
+        if name in data:
+            continue  # SkyPilot repeats each type for a hard-coded region list at the same price
+        info = ast.literal_eval(row["GpuInfo"])
+        memory_gb = round(info["Gpus"][0]["MemoryInfo"]["SizeInMiB"] / 1024)
+        count = int(float(row["AcceleratorCount"]))
+        cents = Decimal(row["Price"]) * 100
+        assert cents == cents.to_integral_value(), f"{name}: {row['Price']} is not whole cents"
+        data[name] = {
+            "instance_type": {
+                "name": name, "description": f"{count}x {row['AcceleratorName']} ({memory_gb} GB)",
+                "gpu_description": f"{row['AcceleratorName']} ({memory_gb} GB)", "price_cents_per_hour": int(cents),
+                "specs": {"vcpus": int(float(row["vCPUs"])), "memory_gib": int(float(row["MemoryGiB"])),
+                          "storage_gib": 0, "gpus": count},
+            },
+            "regions_with_capacity_available": [],  # the catalog says nothing about capacity
+        }
+    relative = _write(f"lambda/reconstructed_{date}_instance_types.json", {"data": data})
+    return recording("lambda", "reconstructed", f"NOT a capture: /instance-types rebuilt from {catalog_file} "
+                      "(real prices; storage_gib unknown = 0; capacity unknown = [])",
+                      {lambda_cloud.API_URL: relative}, recorded_at)
+
+
+# SkyPilot GPU names -> the GPU part of Google's SKU descriptions ("Nvidia <this> GPU running in ...").
+_GCP_SKU_GPU = {"A100": "Tesla A100", "A100-80GB": "Tesla A100 80GB", "H100": "H100 80GB",
+                "H100-MEGA": "H100 80GB Mega", "H200": "H200 141GB", "B200": "B200", "L4": "L4", "T4": "Tesla T4",
+                "P100": "Tesla P100", "P4": "Tesla P4", "V100": "Tesla V100"}
+_GCP_PAGE_SIZE = 200
+
+
+def _gcp_recording(rows, date, recorded_at, catalog_file) -> dict:
+    per_gpu: dict[tuple, Decimal] = {}
+    for row in sorted(rows, key=lambda r: (r["AvailabilityZone"], float(r["AcceleratorCount"] or 0))):
+        if row["InstanceType"] or not row["AcceleratorName"]:
+            continue  # VM rows: their parts are not in the catalog
+        count = Decimal(row["AcceleratorCount"])
+        for usage, column in (("OnDemand", "Price"), ("Preemptible", "SpotPrice")):
+            if row[column] and Decimal(row[column]) > 0:
+                per_gpu.setdefault((row["AcceleratorName"], usage, row["Region"]), Decimal(row[column]) / count)
+    by_price: dict[tuple, list[str]] = defaultdict(list)
+    for (name, usage, region), price in sorted(per_gpu.items()):
+        by_price[(name, usage, price.quantize(Decimal("0.000001")))].append(region)
+    skus = []
+    for number, ((name, usage, price), regions) in enumerate(sorted(by_price.items())):
+        prefix = "Spot Preemptible " if usage == "Preemptible" else ""
+        units, nanos = int(price), int((price - int(price)) * 1_000_000_000)
+        skus.append({
+            "name": f"services/6F81-5844-456A/skus/RECONSTRUCTED-{number:04d}", "skuId": f"RECONSTRUCTED-{number:04d}",
+            "description": f"{prefix}Nvidia {_GCP_SKU_GPU[name]} GPU running in {', '.join(regions)}",
+            "category": {"serviceDisplayName": "Compute Engine", "resourceFamily": "Compute", "resourceGroup": "GPU",
+                         "usageType": usage},
+            "serviceRegions": regions,
+            "pricingInfo": [{"summary": "", "pricingExpression": {
+                "usageUnit": "h", "displayQuantity": 1, "usageUnitDescription": "hour", "baseUnit": "s",
+                "tieredRates": [{"startUsageAmount": 0, "unitPrice": {
+                    "currencyCode": "USD", "units": str(units), "nanos": nanos}}]},
+                "currencyConversionRate": 1, "effectiveTime": recorded_at}],
+            "serviceProviderName": "Google",
+        })
+    real_page = _fixture("gcp", "opencost_cloudbilling_skus_page.json")
+    routes = {gcp.SERVICE_URL: _write(f"gcp/stale_capture_{date}_page-001.json", real_page)}
+    token = real_page["nextPageToken"]
+    for page_number, start in enumerate(range(0, len(skus), _GCP_PAGE_SIZE), start=2):
+        following = start + _GCP_PAGE_SIZE
+        next_token = f"reconstructed-{date}-{page_number + 1}" if following < len(skus) else ""
+        page = {"skus": skus[start:following], "nextPageToken": next_token}
+        routes[f"{gcp.SERVICE_URL}&pageToken={token}"] = _write(
+            f"gcp/reconstructed_{date}_page-{page_number:03d}.json", page)
+        token = next_token
+    return recording("gcp", "reconstructed", f"page 1: the real opencost SKU page (2023); pages 2+: NOT captures, GPU "
+                      f"SKUs rebuilt from {catalog_file} (real per-GPU prices)", routes, recorded_at)
+
+
+def ecb_recordings(first_day: str = "2026-04-02", last_day: str = "2026-05-01") -> list[dict]:
+    """The ECB daily file of every replay day, rebuilt from the real history file (tests/fixtures/ecb): the row of
+    the last business day on or before that day, in the daily file's layout, zipped like eurofxref.zip."""
+    import io
+    import zipfile
+    with zipfile.ZipFile(FIXTURES / "ecb" / "eurofxref-hist.zip") as archive:
+        rows = list(csv.reader(io.StringIO(archive.read("eurofxref-hist.csv").decode())))
+    header, history = rows[0], {row[0]: row for row in rows[1:]}
+    recordings = []
+    day, last = date.fromisoformat(first_day), date.fromisoformat(last_day)
+    while day <= last:
+        business_day = max(d for d in history if d <= day.isoformat())
+        row = history[business_day]
+        quoted = [(currency, value) for currency, value in zip(header[1:], row[1:], strict=False)
+                  if currency and value and value != "N/A"]
+        published = date.fromisoformat(business_day)
+        text = (", ".join(["Date"] + [c for c, _ in quoted]) + ", \n"
+                + ", ".join([f"{published.day:02d} {published:%B %Y}"] + [v for _, v in quoted]) + ", \n")
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as daily:
+            daily.writestr(zipfile.ZipInfo("eurofxref.csv", date_time=(published.year, published.month,
+                                                                       published.day, 16, 0, 0)), text)
+        relative = f"ecb/reconstructed_eurofxref_{day.isoformat()}.zip"
+        (HERE / relative).parent.mkdir(parents=True, exist_ok=True)
+        (HERE / relative).write_bytes(buffer.getvalue())
+        recordings.append(recording(
+            "ecb-fx", "reconstructed",
+            f"NOT a capture: the daily file rebuilt from the real ECB history file (rates of {business_day})",
+            {DAILY_URL: relative}, recorded_at=f"{day.isoformat()}T16:00:00+00:00"))
+        day += timedelta(days=1)
+    return recordings

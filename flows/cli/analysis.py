@@ -1,0 +1,55 @@
+"""`gpuprices estimate`: training or serving cost of a model, on one GPU or ranked across all."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from analytics.estimate import EstimateError, EstimateRequest, estimate, format_rows, model_for
+from flows.cli.common import json_default
+
+
+def cmd_estimate(args) -> int:
+    try:
+        model = model_for(args.model, args.params, args.active_params, args.tokens, args.layers, args.d_model,
+                          args.kv_values)
+        rows = estimate(EstimateRequest(
+            model=model, gpu=args.gpu, mfu=args.mfu, precision=args.precision, recompute=args.recompute,
+            cluster_gpus=args.gpus, inference=args.inference, context_tokens=args.context, batch_size=args.batch,
+            tokens_per_second=args.tokens_per_second,
+        ))
+    except (EstimateError, FileNotFoundError) as error:
+        print(f"gpuprices estimate: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(rows[0] if args.gpu else rows, default=json_default, ensure_ascii=False, indent=2))
+    else:
+        view = "serving" if args.inference else "training"
+        print(f"{model.name}: {view} estimate, {args.precision}" + (f", {len(rows)} GPUs ranked" if not args.gpu else ""))
+        print(format_rows(rows, args.inference))
+    return 0
+
+
+def register(commands) -> None:
+    est = commands.add_parser(
+        "estimate", help="training (or --inference serving) cost of a model, on one GPU or ranked across all GPUs")
+    est.add_argument("--model", help="a reference model id or name (see reference.reference_models)")
+    est.add_argument("--params", help="total parameters, e.g. 70B or 7e9")
+    est.add_argument("--active-params", help="active parameters per token for a mixture of experts, e.g. 37B")
+    est.add_argument("--tokens", help="training tokens, e.g. 2T")
+    est.add_argument("--gpu", help="a canonical GPU id or any alias ('H100-80GB', 'A100 80GB'); default: rank all")
+    est.add_argument("--mfu", type=float, help="model FLOPs utilization (default: marts.estimate_assumptions)")
+    est.add_argument("--precision", default="bf16", choices=["bf16", "fp8", "int4"],
+                     help="tensor precision (int4 = weight-only, serving only)")
+    est.add_argument("--recompute", action="store_true", help="full activation recomputation (8*N*D)")
+    est.add_argument("--gpus", type=int, help="cluster size for wall-clock days (default: the assumption, or min GPUs)")
+    est.add_argument("--layers", type=int, help="layers, for activation memory / KV cache (with --params)")
+    est.add_argument("--d-model", type=int, help="hidden size, for activation memory (with --params)")
+    est.add_argument("--kv-values", type=int, help="KV cache values per token per layer (with --params --inference)")
+    est.add_argument("--inference", action="store_true", help="the serving view: GPUs, tokens/s, $ per M tokens")
+    est.add_argument("--context", type=int, help="serving: tokens per sequence (default: the assumption)")
+    est.add_argument("--batch", type=int, help="serving: concurrent sequences (default: the assumption)")
+    est.add_argument("--tokens-per-second", type=float,
+                     help="serving: a stated output throughput of the whole deployment (default: roofline estimate)")
+    est.add_argument("--json", action="store_true", help="an object (a list when ranked), full precision")
+    est.set_defaults(func=cmd_estimate)

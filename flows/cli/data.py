@@ -1,0 +1,102 @@
+"""Reading and feeding the warehouse: sql, status, schema, sources, quotes, dashboard."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from dashboards.build import build as build_site
+from dashboards.build import site_root
+from dashboards.serve import serve
+from flows.cli.common import json_default, print_json_line
+from warehouse import db
+from warehouse.build import build as dbt_build
+from warehouse.docs import schema_markdown, sources_markdown
+from warehouse.quotes import QuoteFileError, load_quotes
+from warehouse.status import render, status
+
+
+def cmd_sql(args) -> int:
+    with db.connect(read_only=True) as connection:
+        result = connection.execute(args.query)
+        columns = [c[0] for c in result.description]
+        rows = result.fetchall()
+    if args.json:
+        for row in rows:
+            print_json_line(dict(zip(columns, row, strict=True)))
+        return 0
+    print_table(columns, rows)
+    return 0
+
+
+def print_table(columns: list[str], rows: list[tuple]) -> None:
+    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
+    print("  ".join("-" * w for w in widths))
+    for row in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)))
+    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+def cmd_status(args) -> int:
+    report = status()
+    print(json.dumps(report, default=json_default, indent=2) if args.json else render(report))
+    return 0
+
+
+def cmd_schema(args) -> int:
+    print(schema_markdown())
+    return 0
+
+
+def cmd_sources(args) -> int:
+    print(sources_markdown())
+    return 0
+
+
+def cmd_quotes(args) -> int:
+    try:
+        load_id, count, already = load_quotes(Path(args.file))
+    except (QuoteFileError, FileNotFoundError) as error:
+        print(f"gpuprices quotes: {error}", file=sys.stderr)
+        return 2
+    print(f"{args.file}: already loaded as {load_id}" if already else f"{args.file}: {count} quotes loaded ({load_id})")
+    if count and not args.no_build:
+        dbt_build()
+    return 0
+
+
+def cmd_dashboard(args) -> int:
+    if args.action == "build":
+        pages = build_site()
+        print(f"{len(pages)} pages in {site_root()}; open {site_root() / 'index.html'} or `gpuprices dashboard serve`")
+        return 0
+    serve(site_root(), port=args.port)
+    return 0
+
+
+def register(commands) -> None:
+    sql = commands.add_parser("sql", help="run a read-only SQL query on the warehouse")
+    sql.add_argument("query")
+    sql.add_argument("--json", action="store_true", help="print JSON lines")
+    sql.set_defaults(func=cmd_sql)
+
+    status_command = commands.add_parser("status", help="last run and freshness per source, quarantine, unmatched GPU names")
+    status_command.add_argument("--json", action="store_true")
+    status_command.set_defaults(func=cmd_status)
+
+    commands.add_parser("schema", help="print the warehouse schema (Markdown)").set_defaults(func=cmd_schema)
+    commands.add_parser("sources", help="print the source table (Markdown)").set_defaults(func=cmd_sources)
+
+    quotes = commands.add_parser("quotes", help="broker and reseller quotes: load a CSV")
+    quotes.add_argument("action", choices=["load"])
+    quotes.add_argument("file", help="CSV with columns date,gpu,low,high,currency,source_note")
+    quotes.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
+    quotes.set_defaults(func=cmd_quotes)
+
+    dash = commands.add_parser("dashboard", help="build the static dashboard site (<home>/site) or serve it locally")
+    dash.add_argument("action", choices=["build", "serve"])
+    dash.add_argument("--port", type=int, default=8400, help="serve: port on 127.0.0.1 (0 = any free port)")
+    dash.set_defaults(func=cmd_dashboard)

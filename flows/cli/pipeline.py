@@ -1,0 +1,199 @@
+"""The stages, each runnable alone: run (the whole daily flow), fetch, load, reparse, parse, build, export,
+backfill, serve, limits."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from datetime import date
+from pathlib import Path
+
+from flows.cli.common import print_json_line, source_list
+from flows.scale_out import apply_limits, concurrency_limits
+from scrapers.errors import SourceError
+from scrapers.http import HttpClient
+from scrapers.registry import all_sources
+from warehouse import db
+from warehouse.backfill import backfill_ecb, backfill_skypilot
+from warehouse.build import build as dbt_build
+from warehouse.export import export_marts
+from warehouse.pipeline import fetch_only, ingest_landed_runs, parse_file
+from warehouse.report import progress
+
+
+def cmd_run(args) -> int:
+    from flows.daily import daily, replay_offline  # Prefect: seconds to import, only for the commands that run flows
+
+    sources = source_list(args.sources)
+    build, export = not args.no_build, not args.no_build and not args.no_export
+    if args.offline:
+        report = asyncio.run(replay_offline(sources=sources, since=args.since, until=args.until, build=build, export=export))
+    else:
+        report = asyncio.run(daily(sources=sources, build=build, export=export))
+    statuses = Counter(s["status"] for s in report["sources"])
+    print(f"{len(report['sources'])} source-runs: " + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items())))
+    print(f"dbt build: {'done' if report['built'] else 'skipped'}; exported: {', '.join(report['exported']) or 'nothing'}")
+    if report["dashboard"]:
+        print(f"dashboard: {report['dashboard']}/index.html (gpuprices dashboard serve)")
+    elif report["dashboard_error"]:
+        print(f"dashboard NOT built: {report['dashboard_error']}")
+    for event in report["alerts"]:
+        print(f"ALERT {event['message']}")
+    for failed in (d for d in report["alert_deliveries"] if d["status"] == "failed"):
+        print(f"alert delivery failed ({failed['channel']}, {failed['attempts']} attempts): {failed['error']}")
+    if report["alerts_error"]:
+        print(f"alerts NOT evaluated: {report['alerts_error']}")
+    if report["built"]:
+        print('try: gpuprices sql "select * from marts.gpu_prices_daily order by price_date desc limit 5"')
+    return 0
+
+
+def cmd_fetch(args) -> int:
+    """Fetch and land only (no parse, no load): the raw documents go to <home>/landing/."""
+    registry = all_sources()
+    sources = [registry[source_id] for source_id in source_list(args.sources) or sorted(registry)]
+
+    async def fetch_all():
+        async with HttpClient() as client:
+            return await fetch_only(sources, client)
+
+    for source_id, result in asyncio.run(fetch_all()):
+        if isinstance(result, SourceError):
+            print(f"{source_id}: {result.status}: {result}")
+        else:
+            print(f"{source_id}: landed {len(result.documents)} document(s) in {result.relative_path}")
+    return 0
+
+
+def cmd_load(args) -> int:
+    records = ingest_landed_runs(all_sources(), args.source, args.since, trigger=args.trigger)
+    for record in records:
+        print(f"{record.source:18} {record.run_id}  {record.status}  loaded={record.rows_loaded}")
+    print(f"{len(records)} landed run(s) ingested with the current parsers")
+    return 0
+
+
+def cmd_parse(args) -> int:
+    sources = all_sources()
+    if args.source not in sources:
+        raise SystemExit(f"unknown source {args.source}; known: {', '.join(sorted(sources))}")
+    frame = parse_file(sources[args.source], Path(args.file).resolve())
+    for row in frame.drop(["run_id", "landing_ref"]).iter_rows(named=True):
+        print_json_line(row)
+    return 0
+
+
+def cmd_backfill(args) -> int:
+    if args.kind == "ecb":
+        record = backfill_ecb(Path(args.file) if args.file else None)
+        print(f"backfill ecb: {record.status}, {record.rows_loaded} rates loaded"
+              + (f" ({record.error})" if record.error else ""))
+        if record.status == "loaded" and not args.no_build:
+            dbt_build()
+        return 0 if record.status in ("loaded", "already_loaded") else 1
+    if not args.repo:
+        raise SystemExit("backfill skypilot needs --repo PATH (a local clone of the catalog repository)")
+    counts: dict[str, int] = {}
+    for number, total, commit, record in backfill_skypilot(Path(args.repo), source_list(args.clouds),
+                                                           args.since, args.until):
+        status = record.status if record else "file_deleted"
+        counts[status] = counts.get(status, 0) + 1
+        offers = f", {record.rows_loaded} offers" if record and record.status == "loaded" else ""
+        progress(f"backfill {number}/{total} skypilot-{commit.cloud} {commit.commit[:10]} "
+                 f"{commit.committed_at:%Y-%m-%d %H:%M} {status}{offers}")
+    print(f"backfill: {sum(counts.values())} catalog commits: "
+          + (", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "none found"))
+    if counts and not args.no_build:
+        dbt_build()
+    return 1 if counts.get("failed") else 0
+
+
+def cmd_build(args) -> int:
+    plan = dbt_build(args.select, args.vars, full_refresh=args.full_refresh)
+    kind = "full rebuild" if plan.full_refresh else f"incremental, {len(plan.rebuild_dates)} day(s) rewritten"
+    print(f"dbt build done ({kind}: {plan.reason})")
+    if not args.select:
+        db.publish_snapshot()
+    return 0
+
+
+def cmd_export(args) -> int:
+    for path in export_marts():
+        print(path)
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from flows.daily import daily  # Prefect: only for the commands that run flows
+
+    daily.serve(name="gpuprices-daily", cron=args.cron, parameters={"build": True, "export": True})
+    return 0
+
+
+def cmd_limits(args) -> int:
+    """The per-host Prefect tag concurrency limits of a distributed run (flows/scale_out.py)."""
+    limits = concurrency_limits(all_sources(), args.per_host)
+    for tag, limit in sorted(limits.items()):
+        print(f"prefect concurrency-limit create {tag} {limit}")
+    if args.apply:
+        asyncio.run(apply_limits(limits))
+        print(f"{len(limits)} tag concurrency limits set on the Prefect server")
+    return 0
+
+
+def register(commands) -> None:
+    run = commands.add_parser("run", help="the daily flow: fetch, load, dbt build, Parquet export, report")
+    run.add_argument("--offline", action="store_true", help="replay every bundled day from the local recorded server")
+    run.add_argument("--sources", help="comma-separated source ids (default: all)")
+    run.add_argument("--since", type=date.fromisoformat, help="offline: first day to replay (YYYY-MM-DD)")
+    run.add_argument("--until", type=date.fromisoformat, help="offline: last day to replay (YYYY-MM-DD)")
+    run.add_argument("--no-build", action="store_true", help="load only; skip dbt build and export")
+    run.add_argument("--no-export", action="store_true", help="skip the Parquet export")
+    run.set_defaults(func=cmd_run)
+
+    fetch = commands.add_parser("fetch", help="fetch and land raw documents only (no parse, no load)")
+    fetch.add_argument("--sources", help="comma-separated source ids (default: all)")
+    fetch.set_defaults(func=cmd_fetch)
+
+    for name, trigger, text in (
+        ("load", "load", "parse, check and load landed runs not yet loaded"),
+        ("reparse", "reparse", "re-parse landed runs with the current parser versions (old rows are kept)"),
+    ):
+        command = commands.add_parser(name, help=text)
+        command.add_argument("--source", help="one source id (default: all)")
+        command.add_argument("--since", type=date.fromisoformat, help="only runs landed on or after this date")
+        command.set_defaults(func=cmd_load, trigger=trigger)
+
+    parse = commands.add_parser("parse", help="print the normalized records a saved page or payload yields (JSON lines)")
+    parse.add_argument("source")
+    parse.add_argument("file")
+    parse.set_defaults(func=cmd_parse)
+
+    backfill = commands.add_parser(
+        "backfill", help="load history: every commit of a local catalog clone, or the ECB rate history")
+    backfill.add_argument("kind", choices=["skypilot", "ecb"], help="what to backfill from")
+    backfill.add_argument("--repo", help="skypilot: a local clone of skypilot-org/skypilot-catalog (or alike)")
+    backfill.add_argument("--file", help="ecb: a downloaded eurofxref-hist.zip (default: fetch it from the ECB)")
+    backfill.add_argument("--since", type=date.fromisoformat, help="first commit date (YYYY-MM-DD)")
+    backfill.add_argument("--until", type=date.fromisoformat, help="last commit date (YYYY-MM-DD)")
+    backfill.add_argument("--clouds", help="comma-separated clouds (default: every SkyPilot cloud we parse)")
+    backfill.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
+    backfill.set_defaults(func=cmd_backfill)
+
+    build = commands.add_parser("build", help="dbt build (seeds, models, data tests, unit tests)")
+    build.add_argument("--select", help="a dbt selector")
+    build.add_argument("--vars", help="override estimate assumptions, YAML: '{mfu: 0.35, pue: 1.2}'")
+    build.add_argument("--full-refresh", action="store_true",
+                       help="rebuild every day (default: only the days changed since the last build)")
+    build.set_defaults(func=cmd_build)
+
+    commands.add_parser("export", help="export the marts to Parquet partitioned by date").set_defaults(func=cmd_export)
+
+    serve = commands.add_parser("serve", help="serve the daily flow on a cron schedule (Prefect flow.serve)")
+    serve.add_argument("--cron", default="0 6 * * *", help="cron schedule, UTC (default: 06:00 daily)")
+    serve.set_defaults(func=cmd_serve)
+
+    limits = commands.add_parser("limits", help="per-host Prefect concurrency limits for runs on a work pool")
+    limits.add_argument("--per-host", type=int, default=1, help="sources fetching from one host at once")
+    limits.add_argument("--apply", action="store_true", help="create them on the Prefect server (PREFECT_API_URL)")
+    limits.set_defaults(func=cmd_limits)

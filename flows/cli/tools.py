@@ -1,0 +1,38 @@
+"""`gpuprices bench fetch|build`: benchmarks that print figures. They live in dev/ (development tools, not shipped
+in the wheel), so they run from a checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from config.settings import data_home
+
+
+def cmd_bench(args) -> int:
+    if args.kind == "build":
+        from dev.bench_build import bench_build, report  # dev/: only in a checkout
+
+        horizons = tuple(days for days in (30, 365, 1095) if days <= args.years * 365) or (30,)
+        root = Path(args.root).resolve() if args.root else data_home() / "bench-build"
+        results, queries = bench_build(root, horizons, args.marketplace_offers, args.increments, args.query_runs)
+        print(report(results, queries))
+        return 0
+    from dev.bench_fetch import bench_fetch  # dev/: only in a checkout
+
+    print(bench_fetch(args.latency_ms / 1000, args.interval_ms / 1000, args.concurrency).report())
+    return 0
+
+
+def register(commands) -> None:
+    bench = commands.add_parser(
+        "bench", help="benchmarks that print figures (fetch: against the local server; build: synthetic history)")
+    bench.add_argument("kind", choices=["fetch", "build"])
+    bench.add_argument("--years", type=int, default=3, help="build: longest history (1 month, 1 year, 3 years)")
+    bench.add_argument("--marketplace-offers", type=int, default=10_000, help="build: marketplace offers per day")
+    bench.add_argument("--increments", type=int, default=3, help="build: daily incremental builds timed per history")
+    bench.add_argument("--query-runs", type=int, default=20, help="build: runs of each dashboard query")
+    bench.add_argument("--root", help="build: where the bench warehouses go (default <home>/bench-build)")
+    bench.add_argument("--latency-ms", type=float, default=200.0, help="injected latency per response")
+    bench.add_argument("--interval-ms", type=float, default=250.0, help="per-host minimum interval between starts")
+    bench.add_argument("--concurrency", type=int, default=2, help="per-host requests in flight")
+    bench.set_defaults(func=cmd_bench)

@@ -1,0 +1,1 @@
+"""Cloud rental sources: one module per provider or catalog."""

@@ -1,0 +1,85 @@
+"""RunPod GraphQL `gpuTypes` (API key): secure and community cloud, on-demand and spot, per GPU-hour.
+
+Facts (runpod-python's query and documented outputs, ../shared/samples/cloud/runpod/):
+- `POST https://api.runpod.io/graphql` with the `gpuTypes` query returns `{data: {gpuTypes: [...]}}`;
+- `id` is NVIDIA's marketing name ("NVIDIA A100 80GB PCIe"), `displayName` the short one ("A100 80GB");
+- securePrice / communityPrice are on-demand USD per GPU-hour, secureSpotPrice / communitySpotPrice the
+  interruptible ones (`lowestPrice.minimumBidPrice` is the bid floor of the cheapest); `null` = not offered;
+- secure cloud and community cloud are different products: both are kept, told apart by `region`-less offer ids
+  and the `seller_type` (datacenter vs community host).
+- `GraphQL errors` come back with HTTP 200 and an `errors` list: that is a failed fetch, not an empty catalog.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from scrapers.base import Expectations, Offer, Source
+from scrapers.errors import ParseError
+from scrapers.gpu_names import resolve_gpu_id
+from scrapers.http import HttpClient, RawDocument
+from scrapers.parsing import field, list_field, load_json, money
+
+API_URL = "https://api.runpod.io/graphql"
+QUERY = """query GpuTypes {
+  gpuTypes {
+    id displayName manufacturer memoryInGb maxGpuCount secureCloud communityCloud
+    securePrice communityPrice secureSpotPrice communitySpotPrice oneWeekPrice oneMonthPrice threeMonthPrice
+    lowestPrice(input: {gpuCount: 1}) { minimumBidPrice uninterruptablePrice }
+  }
+}"""
+# (price field, cloud flag, pricing type, seller type)
+_PRICES = (
+    ("securePrice", "secureCloud", "on_demand", "secure_cloud"),
+    ("secureSpotPrice", "secureCloud", "spot", "secure_cloud"),
+    ("communityPrice", "communityCloud", "on_demand", "community_cloud"),
+    ("communitySpotPrice", "communityCloud", "spot", "community_cloud"),
+)
+
+
+class RunPod(Source):
+    id = "runpod"
+    provider = "runpod"
+    description = "RunPod GraphQL gpuTypes: secure + community cloud, on-demand + spot, per GPU-hour"
+    pricing_types = ("on_demand", "spot")
+    hosts = ("api.runpod.io",)
+    api_key_env = "RUNPOD_API_KEY"
+    status = (
+        "parser tested on RunPod's documented get_gpu output; offline replay serves a response written in "
+        "that documented format (flagged synthetic)"
+    )
+    expectations = Expectations(frozenset({"a100-pcie-80gb"}), min_offers=2)
+
+    async def fetch(self, client: HttpClient) -> list[RawDocument]:
+        headers = self.bearer_headers()
+        return [await client.post(API_URL, allowed_hosts=self.hosts, json={"query": QUERY}, headers=headers)]
+
+    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+        offers = []
+        for index, document in enumerate(documents):
+            payload = load_json(document, self.id)
+            if isinstance(payload, dict) and payload.get("errors"):
+                raise ParseError(f"{self.id}: GraphQL errors: {str(payload['errors'])[:300]}")
+            data = field(payload, "data", self.id)
+            for gpu in list_field(data, "gpuTypes", self.id):
+                offers.extend(self._offers(gpu, index))
+        return offers
+
+    def _offers(self, gpu: dict, index: int) -> list[Offer]:
+        gpu_type = field(gpu, "id", self.id, "gpuTypes[]")
+        gpu_id = resolve_gpu_id(gpu_type, "runpod") or resolve_gpu_id(gpu.get("displayName"), "runpod")
+        offers = []
+        for price_field, cloud_flag, pricing_type, seller_type in _PRICES:
+            price = money(gpu.get(price_field), f"{gpu_type} {price_field}", self.id)
+            if price is None or gpu.get(cloud_flag) is False:
+                continue
+            offers.append(
+                Offer(
+                    source=self.id, channel="cloud", provider=self.provider,
+                    offer_id=f"{gpu_type}|{seller_type}", title=gpu.get("displayName"),
+                    raw_gpu_name=gpu_type, gpu_id=gpu_id, gpu_count=Fraction(1), pricing_type=pricing_type,
+                    price=price, currency="USD", price_unit="gpu_hour", seller_type=seller_type,
+                    document_index=index,
+                )
+            )
+        return offers

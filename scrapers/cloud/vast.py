@@ -1,0 +1,75 @@
+"""Vast.ai public offer search (no key): a marketplace, every raw offer kept; the models aggregate.
+
+Facts (vast-cli, gpuhunt, the real capture in ../shared/samples/cloud/vast/):
+- `POST https://console.vast.ai/api/v0/bundles/` with a JSON filter body returns `{offers: [...]}` (a capture may
+  also carry `url`, `timestamp`, `count`);
+- prices are USD per hour for the WHOLE offer (all `num_gpus` GPUs): `search.totalHour` = `dph_base` (GPUs + host)
+  + storage at the default disk; older payloads have `dph_total` instead. `min_bid` is the interruptible floor
+  (GPUs + host, without storage);
+- `gpu_ram` is MiB per GPU; `geolocation` "Ontario, CA"; `verified`, `hosting_type` (1 = datacenter),
+  `rentable` (false = taken right now: the ask is still a price, kept with in_stock = false).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from scrapers.base import Expectations, Offer, Source
+from scrapers.errors import ParseError
+from scrapers.gpu_names import memory_class_gb, resolve_first
+from scrapers.http import HttpClient, RawDocument
+from scrapers.parsing import field, list_field, load_json, money
+
+API_URL = "https://console.vast.ai/api/v0/bundles/"
+# Everything rentable or not, on-demand asks; the API caps results, so ask for its maximum.
+QUERY = {"num_gpus": {"gte": 1}, "order": [["score", "desc"]], "type": "on-demand", "limit": 10000}
+
+
+class VastMarketplace(Source):
+    id = "vast"
+    provider = "vast"
+    description = "Vast.ai offer search: every marketplace offer (on-demand ask and interruptible min bid)"
+    pricing_types = ("on_demand", "spot")
+    hosts = ("console.vast.ai",)
+    status = "parser tested on a real 2-offer capture (2025-07-26); offline replay serves that capture (flagged synthetic: stale date)"
+    # A marketplace: which GPUs are listed changes hour to hour, so no GPU is required; bands still apply.
+    expectations = Expectations(frozenset(), min_offers=1)
+
+    async def fetch(self, client: HttpClient) -> list[RawDocument]:
+        return [await client.post(API_URL, allowed_hosts=self.hosts, json=QUERY)]
+
+    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+        offers = []
+        for index, document in enumerate(documents):
+            payload = load_json(document, self.id)
+            for offer in list_field(payload, "offers", self.id):
+                offers.extend(self._offers(offer, index))
+        return offers
+
+    def _offers(self, offer: dict, index: int) -> list[Offer]:
+        offer_id = str(field(offer, "id", self.id, "offers[]"))
+        count = field(offer, "num_gpus", self.id, offer_id)
+        if not isinstance(count, int) or count < 1:
+            raise ParseError(f"{self.id}: offer {offer_id} num_gpus = {count!r}")
+        listed_name = field(offer, "gpu_name", self.id, offer_id)
+        with_memory = f"{listed_name} {memory_class_gb(offer['gpu_ram'])}GB" if offer.get("gpu_ram") else None
+        raw_name, gpu_id = resolve_first([listed_name, with_memory], "vast")
+        total = (offer.get("search") or {}).get("totalHour", offer.get("dph_total"))
+        prices = (
+            ("on_demand", money(total, f"offer {offer_id} totalHour", self.id)),
+            ("spot", money(offer.get("min_bid"), f"offer {offer_id} min_bid", self.id)),
+        )
+        verified = "verified" if offer.get("verified") else "unverified"
+        hosting = "datacenter" if offer.get("hosting_type") == 1 else "host"
+        return [
+            Offer(
+                source=self.id, channel="cloud", provider=self.provider, offer_id=offer_id,
+                title=f"{count}x {raw_name} ({verified}, {hosting}, host {offer.get('host_id')})",
+                raw_gpu_name=raw_name, gpu_id=gpu_id, gpu_count=Fraction(count), pricing_type=pricing_type,
+                price=price, currency="USD", price_unit="instance_hour", region=offer.get("geolocation"),
+                seller_type=f"{hosting}_{verified}", in_stock=bool(offer.get("rentable", True)),
+                instance_type=f"machine {offer.get('machine_id')}", document_index=index,
+            )
+            for pricing_type, price in prices
+            if price is not None
+        ]

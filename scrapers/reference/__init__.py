@@ -1,0 +1,1 @@
+"""Reference data the prices need: exchange rates."""

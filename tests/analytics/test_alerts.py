@@ -1,0 +1,218 @@
+"""Price alerts end to end: watch rules in a file, the offline replay of 30 days in which the (made-up, labelled)
+Micro Center RTX 4090 price falls 1%/day for 9 days, rises 1.1%/day for 10, then falls 1.7%/day to a new low
+(flows/recorded/build_retail.py), evaluated after the build, delivered to a webhook receiver and an SMTP server on
+127.0.0.1. Which alerts fire, and on which day, follows from that scenario (derivations beside each assertion)."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import gpuprices
+
+
+class Receiver:
+    """A webhook receiver on 127.0.0.1 that keeps every JSON body it is sent."""
+
+    def __init__(self):
+        self.bodies: list[dict] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server naming)
+                length = int(self.headers.get("Content-Length", 0))
+                receiver.bodies.append(json.loads(self.rfile.read(length)))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+
+@pytest.fixture
+def smtp_server():
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.handlers import Message
+
+    class Keep(Message):
+        def __init__(self):
+            super().__init__()
+            self.messages = []
+
+        def handle_message(self, message):
+            self.messages.append(message)
+
+    with socket.socket() as probe:  # a free port (aiosmtpd's readiness check cannot use port 0)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    handler = Keep()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield port, handler
+    controller.stop()
+
+
+RULES = """
+[[rules]]
+name = "4090-under-1700"
+gpu = "RTX 4090"
+market = "retail_new"
+condition = "below"
+price = "1700"
+currency = "USD"
+
+[[rules]]
+name = "4090-new-low"
+gpu = "rtx-4090-24gb"
+market = "retail_new"
+condition = "new_low"
+
+[[rules]]
+name = "4090-drop-5"
+gpu = "RTX 4090 24GB"
+market = "retail_new"
+condition = "drop"
+percent = "5"
+
+[[rules]]
+name = "4090-under-1500-eur"
+gpu = "RTX 4090"
+market = "retail_new"
+condition = "below"
+price = "1500"
+currency = "EUR"
+"""
+
+
+def test_a_month_of_falling_rising_falling_prices_fires_each_alert_once_per_episode(home, monkeypatch, smtp_server):
+    smtp_port, mailbox = smtp_server
+    receiver = Receiver()
+    home.mkdir(parents=True, exist_ok=True)
+    rules = home / "alerts.toml"
+    rules.write_text(RULES)
+    monkeypatch.setenv("GPUPRICES_ALERTS", str(rules))
+    monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", receiver.url)
+    monkeypatch.setenv("GPUPRICES_SMTP_HOST", "127.0.0.1")
+    monkeypatch.setenv("GPUPRICES_SMTP_PORT", str(smtp_port))
+    monkeypatch.setenv("GPUPRICES_SMTP_STARTTLS", "0")
+    monkeypatch.setenv("GPUPRICES_ALERT_EMAIL_TO", "buyer@example.test")
+    gpuprices(home, "run", "--offline", "--sources", "microcenter,ecb-fx", "--no-export")
+
+    events = [
+        json.loads(line) for line in gpuprices(home, "sql", "--json", """
+            select rule_name, cast(price_date as varchar) as day, price_usd, reference_usd, provider, offer_url,
+                   is_synthetic from alerts.alert_events order by price_date, rule_name""").stdout.splitlines()]
+    fired = {}
+    for event in events:
+        fired.setdefault(event["rule_name"], []).append(event["day"])
+    # $1,799.99 x factor: under $1,700 from day 6 (0.94: $1,691.99), cleared on day 13 (0.954: $1,717.19),
+    # under again on day 24 (0.935: $1,682.99)
+    assert fired["4090-under-1700"] == ["2026-04-08", "2026-04-26"]
+    # lower than every earlier day from day 1 to 9 (one episode), then again on day 26 (0.901 < 0.91 of day 9)
+    assert fired["4090-new-low"] == ["2026-04-03", "2026-04-28"]
+    # 1%/day never puts a day 5% under the median of the 7 before it; on day 24 the median of days 17-23 is 0.998
+    # and 0.935 is 6.3% under it (day 23: 0.952 vs 0.998, 4.6%: not yet)
+    assert fired["4090-drop-5"] == ["2026-04-26"]
+    assert all(e["provider"] == "microcenter" and e["is_synthetic"] for e in events)
+    assert all(e["offer_url"].startswith("https://www.microcenter.com/product/") for e in events)
+
+    # the EUR threshold is converted at the ECB rate of each day (as-of: weekends use Friday's rate)
+    eur_rows = [json.loads(line) for line in gpuprices(home, "sql", "--json", """
+        select e.reference_usd, r.usd_per_unit from alerts.alert_events e
+        join intermediate.int_fx_rates__daily r on r.currency = 'EUR' and r.rate_date = (
+            select max(rate_date) from intermediate.int_fx_rates__daily where currency = 'EUR'
+            and rate_date <= e.price_date)
+        where e.rule_name = '4090-under-1500-eur'""").stdout.splitlines()]
+    assert eur_rows
+    for row in eur_rows:
+        assert float(row["reference_usd"]) == pytest.approx(1500 * float(row["usd_per_unit"]))
+
+    # every event reached the webhook (Slack-style `text`) and the mailbox, once
+    assert sorted(b["event"]["event_id"] for b in receiver.bodies) == sorted(
+        f"{e['rule_name']}@{e['day']}" for e in events)
+    assert all(b["event"]["gpu_id"] == "rtx-4090-24gb" and "SYNTHETIC" in b["text"] for b in receiver.bodies)
+    assert len(mailbox.messages) == len(events)
+    assert {m["To"] for m in mailbox.messages} == {"buyer@example.test"}
+
+    # evaluating a day again fires nothing new (each day is evaluated once per rule)
+    assert "0 alert(s) fired on 2026-04-26" in gpuprices(home, "alerts", "check", "--date", "2026-04-26").stdout
+    again = gpuprices(home, "sql", "--json", "select count(*) as n from alerts.alert_events").stdout
+    assert json.loads(again)["n"] == len(events)
+    assert len(receiver.bodies) == len(events)
+
+
+def test_rules_cli_and_a_failed_delivery_that_is_retried_logged_and_never_fails_the_run(home, monkeypatch):
+    home.mkdir(parents=True, exist_ok=True)
+    rules = home / "alerts.toml"
+    rules.write_text('[[rules]]\nname = "any-4090"\ngpu = "RTX 4090"\nmarket = "retail_new"\ncondition = "below"\n'
+                     'price = "100000"\ncurrency = "USD"\n')
+    monkeypatch.setenv("GPUPRICES_ALERTS", str(rules))
+    monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", "http://127.0.0.1:9/nothing-listens-here")
+    result = gpuprices(home, "run", "--offline", "--sources", "microcenter", "--since", "2026-05-01", "--no-export")
+    assert "alert delivery failed (webhook, 3 attempts)" in result.stdout  # and the run still exits 0
+    deliveries = [json.loads(line) for line in gpuprices(home, "sql", "--json",
+                  "select channel, status, attempts, error from alerts.deliveries").stdout.splitlines()]
+    assert deliveries and all(d["status"] == "failed" and d["attempts"] == 3 and d["error"] for d in deliveries)
+    report = sorted((home / "reports").glob("run-*.json"))[-1]
+    assert json.loads(report.read_text())["alert_deliveries"][0]["status"] == "failed"
+
+    added = gpuprices(home, "alerts", "add", "h100", "--gpu", "H100-80GB", "--market", "on_demand", "--below", "2.5",
+                      "--currency", "eur").stdout
+    assert "h100-sxm5-80gb" in added  # the alias resolved as the estimator resolves it
+    assert "h100" in gpuprices(home, "alerts", "list").stdout
+    for bad, reason in ((["--gpu", "XYZ 9000", "--new-low"], "unknown GPU"),
+                        (["--gpu", "RTX 4090", "--below", "-3"], "positive price"),
+                        (["--gpu", "RTX 4090", "--drop", "150"], "percent"),
+                        (["--gpu", "RTX 4090"], "say when")):
+        result = gpuprices(home, "alerts", "add", "x", *bad, check=False)
+        assert result.returncode == 2 and reason in result.stderr, (bad, result.stderr)
+    gpuprices(home, "alerts", "remove", "h100")
+    gpuprices(home, "alerts", "remove", "any-4090")
+    assert "(0 rules" in gpuprices(home, "alerts", "list").stdout
+
+
+def test_good_deal_rule_follows_the_marts_flag_and_fires_once_per_episode(tmp_path):
+    """The offline month is too short for the good-deal flag (5 weeks of tracking), so this runs evaluate_day on a
+    small hand-made warehouse. The flag is set on days 2, 5 and 6 and on day 8 (not 1, 3, 7; day 4 and day 7 have no price
+    at all): it fires on day 2 and 5 (day 3 cleared it), not on 6 (still holding), and not on 8 (day 7 had no
+    price: neither fires nor clears, and day 6 still held)."""
+    import duckdb
+
+    from analytics.alerts.engine import Rule, ensure_schema, evaluate_day
+
+    connection = duckdb.connect(str(tmp_path / "w.duckdb"))
+    connection.execute("""
+        create schema marts; create schema intermediate;
+        create table marts.gpus as select 'a100-sxm4-80gb' as gpu_id;
+        create table marts.buy_signals (price_date date, gpu_id varchar, channel varchar, pricing_type varchar,
+            price_per varchar, price_usd decimal(18, 6), is_good_deal boolean, is_synthetic boolean,
+            change_vs_previous_7d_median double);
+        create table intermediate.int_offers__market_daily (observed_date date, gpu_id varchar, market_channel varchar,
+            pricing_type varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
+            price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean);
+        create table intermediate.int_fx_rates__daily (currency varchar, rate_date date, usd_per_unit double);
+    """)
+    flags = {1: False, 2: True, 3: False, 5: True, 6: True, 8: True}  # days 4 and 7: no price at all
+    for day, flag in flags.items():
+        connection.execute("insert into marts.buy_signals values (?, 'a100-sxm4-80gb', 'cloud', 'on_demand', "
+                           "'gpu_hour', 1.50, ?, false, 0.0)", [f"2026-06-0{day}", flag])
+        connection.execute("insert into intermediate.int_offers__market_daily values (?, 'a100-sxm4-80gb', 'cloud', "
+                           "'on_demand', 'gpu_hour', 'lambda', 'lambda', 't', 'https://lambda.ai', 1.5, 'USD', 1.5, "
+                           "false)", [f"2026-06-0{day}"])
+    ensure_schema(connection)
+    rule = Rule(name="a100-deal", gpu="a100-sxm4-80gb", market="on_demand", condition="good_deal").validate()
+    fired = [str(event["price_date"]) for day in range(1, 9)
+             for event in evaluate_day(connection, [rule], date(2026, 6, day))]
+    assert fired == ["2026-06-02", "2026-06-05"]
+    assert evaluate_day(connection, [rule], date(2026, 6, 5)) == []  # a day is evaluated once
+    assert connection.execute("select count(*) from alerts.alert_events where offer_url = 'https://lambda.ai'"
+                              ).fetchone()[0] == 2

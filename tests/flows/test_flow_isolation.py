@@ -1,0 +1,27 @@
+"""One source failing never stops the others (Prefect tasks of the real flow module, real local HTTP)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from flows.daily import collect_all
+from scrapers.replay import RecordedServer, load_recordings, replay_plan
+from warehouse import db
+
+
+def test_a_failing_source_is_recorded_and_the_others_load(home):
+    day = next(d for d in replay_plan(load_recordings()) if "skypilot-vast" in d.sources)
+    routes = {route: file for route, file in day.routes.items() if "vast" not in file}  # vast now 404s
+    with RecordedServer() as server:
+        server.routes = routes
+        records = asyncio.run(
+            collect_all(["skypilot-vast", "skypilot-lambda"], day.observed_at, "test", day.data_origins,
+                        day.overrides, server.base_url)
+        )
+    statuses = {r.source: r.status for r in records}
+    assert statuses == {"skypilot-vast": "failed", "skypilot-lambda": "loaded"}
+    with db.connect() as connection:
+        runs = dict(connection.execute("SELECT source, error FROM raw.ingest_runs").fetchall())
+        sources_with_offers = connection.execute("SELECT DISTINCT source FROM raw.offers").fetchall()
+    assert "HTTP 404" in runs["skypilot-vast"]
+    assert sources_with_offers == [("skypilot-lambda",)]

@@ -1,0 +1,291 @@
+"""The README's offline run, through the real CLI in a subprocess, on a fresh data home: recorded responses
+served on 127.0.0.1 to the real fetch code, then load, dbt build (with its data and unit tests), export."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from conftest import SINCE, gpuprices, row_counts
+
+from conftest import ROOT  # noqa: E402
+
+
+def test_mart_has_real_prices_per_gpu_hour_from_both_sources(warehouse):
+    result = gpuprices(warehouse, "sql", "--json", "select * from marts.gpu_prices_by_source_daily")
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    sources = {r["source"] for r in rows}
+    assert {"azure", "skypilot-azure", "skypilot-gcp", "skypilot-lambda", "skypilot-vast"} <= sources
+    assert {r["price_date"] for r in rows} == {"2026-04-28", "2026-04-29", "2026-04-30", "2026-05-01"}
+    # rows from the reconstructed Azure API pages are flagged; rows from real catalogs are not
+    assert all(r["is_synthetic"] for r in rows if r["source"] == "azure")
+    assert not any(r["is_synthetic"] for r in rows if r["source"].startswith("skypilot-"))
+    # the Lambda catalog lists one price for every region: e.g. gpu_8x_h100_sxm5 on 2026-04-20 at 8 GPUs
+    lambda_h100 = [r for r in rows if r["source"] == "skypilot-lambda" and r["gpu_id"] == "h100-sxm5-80gb"]
+    assert lambda_h100 and all(float(r["min_price_per_gpu_hour_usd"]) > 1 for r in lambda_h100)
+    # a reserved or hourly price read wrong would be off by 100x+; every figure sits in a sane band
+    assert all(0.02 <= float(r["min_price_per_gpu_hour_usd"]) <= 40 for r in rows)
+
+
+def test_running_it_again_changes_no_row_count(warehouse):
+    before = row_counts(warehouse)
+    result = gpuprices(warehouse, "run", "--offline", "--since", SINCE)
+    assert "already_loaded" in result.stdout
+    assert row_counts(warehouse) == before
+
+
+def test_status_reports_freshness_quarantine_and_unmatched_names(warehouse):
+    report = json.loads(gpuprices(warehouse, "status", "--json").stdout)
+    by_source = {s["source"]: s for s in report["sources"]}
+    assert by_source["skypilot-gcp"]["last_status"] == "loaded"
+    assert by_source["azure"]["has_synthetic_rows"] is True
+    unmatched = {(u["source"], u["raw_gpu_name"]) for u in report["unmatched_gpu_names"]}
+    assert ("skypilot-lambda", "a100") in unmatched and ("skypilot-vast", "Tesla V100 16GB") in unmatched
+    text = gpuprices(warehouse, "status").stdout
+    assert "Unmatched GPU names" in text and "'a100'" in text
+
+
+def test_parquet_export_is_partitioned_by_date_and_readable(warehouse):
+    export = warehouse / "export" / "gpu_prices_daily"
+    partitions = sorted(p.name for p in export.iterdir())
+    assert partitions[0] == f"price_date={SINCE}"
+    with duckdb.connect() as connection:
+        exported = connection.execute(
+            f"SELECT count(*) FROM read_parquet('{export}/*/*.parquet', hive_partitioning = true)"
+        ).fetchone()[0]
+    assert exported == row_counts(warehouse)["marts.gpu_prices_daily"]
+
+
+def test_parse_command_prints_normalized_offers(warehouse):
+    result = gpuprices(warehouse, "parse", "skypilot-vast", str(ROOT / "recordings/skypilot/vast_2026-04-29.csv"))
+    offers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(offers) == 64
+    for field in ("source", "gpu_id", "gpu_count", "pricing_type", "price", "currency", "price_per_gpu_hour_usd",
+                  "region", "in_stock", "condition", "title"):
+        assert field in offers[0]
+
+
+def test_readme_schema_and_source_table_match_the_real_warehouse(warehouse):
+    readme = (ROOT / "README.md").read_text()
+    schema = gpuprices(warehouse, "schema").stdout.strip()
+    sources = gpuprices(warehouse, "sources").stdout.strip()
+    embedded_schema = re.search(r"<!-- schema:start -->\n(.*?)\n<!-- schema:end -->", readme, re.S)
+    embedded_sources = re.search(r"<!-- sources:start -->\n(.*?)\n<!-- sources:end -->", readme, re.S)
+    assert embedded_schema and embedded_schema.group(1).strip() == schema, "README schema drifted: paste `gpuprices schema`"
+    assert embedded_sources and embedded_sources.group(1).strip() == sources, "README sources drifted: paste `gpuprices sources`"
+
+
+# -- analytics marts and the estimator, on the same warehouse ----------------------------------------------------------
+def sql_rows(home: Path, query: str) -> list[dict]:
+    return [json.loads(line) for line in gpuprices(home, "sql", "--json", query).stdout.splitlines()]
+
+
+def estimate_json(home: Path, *args: str):
+    return json.loads(gpuprices(home, "estimate", *args, "--json").stdout)
+
+
+def test_every_analytics_mart_is_built_and_exported_by_date(warehouse):
+    counts = row_counts(warehouse)
+    for mart in ("gpu_prices_daily", "price_performance_daily", "training_cost_daily", "inference_cost_daily",
+                 "rent_vs_buy", "buy_signals"):
+        assert counts[f"marts.{mart}"] > 0, mart
+        partitions = sorted(p.name for p in (warehouse / "export" / mart).iterdir())
+        assert partitions[-1] == "price_date=2026-05-01", mart
+
+
+def test_a_provider_seen_by_two_sources_counts_once(warehouse):
+    # skypilot-lambda (real catalog) and lambda (rebuilt from it, synthetic) both list Lambda: the market mart keeps one
+    rows = sql_rows(warehouse, "select sources, provider_count from marts.gpu_prices_daily "
+                               "where sources like '%lambda%'")
+    assert rows and all("skypilot-lambda" in r["sources"] and ",lambda" not in r["sources"]
+                        and not r["sources"].startswith("lambda") for r in rows)
+
+
+def test_price_performance_uses_dense_never_sparse_figures(warehouse):
+    rows = sql_rows(warehouse, """
+        select p.bf16_dense_tflops_per_usd * p.min_price_usd as tflops, s.fp16_bf16_tensor_dense_tflops as dense,
+               s.fp16_bf16_tensor_sparse_tflops as sparse
+        from marts.price_performance_daily p join reference.gpu_specs s using (gpu_id)
+        where s.fp16_bf16_tensor_sparse_tflops is not null""")
+    assert rows
+    for row in rows:
+        assert abs(float(row["tflops"]) - float(row["dense"])) < 1e-6 * float(row["dense"])
+        assert float(row["tflops"]) < float(row["sparse"])
+
+
+def test_estimate_for_a_reference_model_matches_the_training_cost_mart(warehouse):
+    result = estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "A100 80GB")
+    mart = sql_rows(warehouse, "select * from marts.training_cost_daily where model_id = 'llama-2-7b' "
+                               "and gpu_id = 'a100-sxm4-80gb' and training_precision = 'bf16' "
+                               "and price_date = '2026-05-01'")[0]
+    assert result["gpu_id"] == "a100-sxm4-80gb"
+    assert result["gpu_hours"] == pytest.approx(float(mart["gpu_hours"]), rel=1e-12)
+    assert result["min_gpus"] == mart["min_gpus"] and result["cluster_gpus"] == mart["cluster_gpus"]
+    assert result["cost_usd_cheapest"] == pytest.approx(float(mart["cost_usd_on_demand_cheapest"]), abs=0.01)
+    assert result["wall_clock_days"] == pytest.approx(float(mart["wall_clock_days"]), rel=1e-12)
+
+
+def test_the_a100_rule_of_thumb_falls_out_at_40_percent_mfu(warehouse):
+    # "A100 count = tokens(B) x epochs x params(B) x 13.3 / hours": 7B params, 2T tokens, one epoch, in 30 days
+    result = estimate_json(warehouse, "--params", "7B", "--tokens", "2000B", "--gpu", "a100-sxm4-80gb", "--mfu", "0.4")
+    hours = 30 * 24
+    rule_of_thumb_gpus = 2000 * 1 * 7 * 13.3 / hours
+    assert result["flops"] == pytest.approx(6 * 7e9 * 2e12)
+    assert result["gpu_hours"] / hours == pytest.approx(rule_of_thumb_gpus, rel=0.005)
+
+
+def test_estimate_ranks_every_priced_gpu_cheapest_first(warehouse):
+    rows = estimate_json(warehouse, "--model", "llama-3.1-70b")
+    assert isinstance(rows, list) and len(rows) > 10
+    for key in ("gpu_id", "flops", "gpu_hours", "min_gpus", "wall_clock_days", "cost_usd_cheapest", "cost_usd_median"):
+        assert key in rows[0]
+    costs = [r["cost_usd_cheapest"] for r in rows]
+    priced = [c for c in costs if c is not None]
+    assert priced == sorted(priced) and costs[: len(priced)] == priced  # unpriced GPUs last
+    # fp8 ranks only GPUs with FP8 tensor cores
+    fp8 = {r["gpu_id"] for r in estimate_json(warehouse, "--model", "llama-3.1-70b", "--precision", "fp8")}
+    assert "h100-sxm5-80gb" in fp8 and "a100-sxm4-80gb" not in fp8
+
+
+def test_estimate_serving_view_matches_the_inference_mart(warehouse):
+    result = estimate_json(warehouse, "--model", "llama-3.1-8b", "--gpu", "H100", "--inference")
+    mart = sql_rows(warehouse, "select * from marts.inference_cost_daily where model_id = 'llama-3.1-8b' "
+                               "and gpu_id = 'h100-sxm5-80gb' and weight_precision = 'fp16' "
+                               "and price_date = '2026-05-01'")[0]
+    assert result["min_gpus"] == mart["gpus"]
+    assert result["output_tokens_per_second"] == pytest.approx(mart["output_tokens_per_second"], rel=1e-12)
+    assert result["usd_per_million_output_tokens_cheapest"] == pytest.approx(
+        mart["usd_per_million_output_tokens_on_demand_cheapest"], rel=1e-12)
+
+
+def test_estimate_text_is_rounded_and_bad_requests_say_why(warehouse):
+    text = gpuprices(warehouse, "estimate", "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb").stdout
+    assert "a100-sxm4-80gb" in text and "186,966" in text and "186965.8" not in text
+    for args, message in (
+        (("--params", "70", "--tokens", "2T"), "did you mean 70B"),
+        (("--model", "llama-2-7b", "--gpu", "Voodoo 5"), "unknown GPU"),
+        (("--model", "mixtral-8x7b"), "pass --tokens"),
+        (("--model", "no-such-model"), "no reference model"),
+    ):
+        result = gpuprices(warehouse, "estimate", *args, check=False)
+        assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
+
+
+def test_every_mart_column_is_documented(warehouse):
+    import yaml
+
+    documented = {}
+    for path in (ROOT / "models" / "marts").glob("_*.yml"):
+        for model in yaml.safe_load(path.read_text()).get("models", []):
+            documented[model["name"]] = {c["name"] for c in model.get("columns", []) if c.get("description")}
+    with duckdb.connect(str(warehouse / "gpuprices.duckdb"), read_only=True) as connection:
+        columns = connection.execute(
+            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'marts'"
+        ).fetchall()
+    analytics = {"gpu_prices_daily", "price_performance_daily", "training_cost_daily", "inference_cost_daily",
+                 "rent_vs_buy", "buy_signals", "estimate_assumptions"}
+    undocumented = sorted(f"{t}.{c}" for t, c in columns if t in analytics and c not in documented.get(t, set()))
+    assert not undocumented, f"describe these columns in models/marts/_analytics.yml: {undocumented}"
+
+
+def test_estimate_resolves_aliases_counts_recomputation_and_takes_a_stated_throughput(warehouse):
+    assert estimate_json(warehouse, "--params", "70B", "--tokens", "2T", "--gpu", "H100-80GB")["gpu_id"] == "h100-sxm5-80gb"
+    h800 = estimate_json(warehouse, "--model", "deepseek-v3", "--gpu", "H800", "--precision", "fp8")
+    assert h800["gpu_id"] == "h800-sxm5-80gb"
+    assert h800["flops"] == pytest.approx(6 * 37e9 * 14.8e12)  # active parameters, not 671B
+    plain = estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")
+    recomputed = estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb", "--recompute")
+    assert recomputed["flops"] / plain["flops"] == pytest.approx(8 / 6)
+    assert recomputed["min_gpus"] <= plain["min_gpus"]  # recomputation keeps fewer activations
+    stated = estimate_json(warehouse, "--model", "llama-3.1-8b", "--gpu", "H100", "--inference",
+                           "--tokens-per-second", "3600")
+    hourly = float(stated["on_demand_cheapest_usd_per_gpu_hour"]) * stated["min_gpus"]
+    assert stated["usd_per_million_output_tokens_cheapest"] == pytest.approx(hourly / (3600 * 3600) * 1e6)
+
+
+def test_assumptions_are_configurable_per_build(warehouse):
+    # last in this module: it rebuilds one mart with another MFU, then puts the defaults back
+    try:
+        gpuprices(warehouse, "build", "--select", "estimate_assumptions", "--vars", "{mfu: 0.35}")
+        assert sql_rows(warehouse, "select value from marts.estimate_assumptions where name = 'mfu'")[0]["value"] == 0.35
+        assert estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"] == 0.35
+    finally:
+        gpuprices(warehouse, "build", "--select", "estimate_assumptions")
+    assert estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"] == 0.4
+
+
+def test_euro_prices_get_usd_at_the_ecb_rate_of_their_day(warehouse):
+    rates = sql_rows(warehouse, "select rate_date, count(*) as n from raw.fx_rates group by 1 order by 1")
+    assert rates and all(r["n"] >= 29 for r in rates)
+    seeweb = sql_rows(warehouse, """
+        select o.observed_date, o.price_per_unit, o.price_per_gpu_hour_usd, o.fx_rate_date, f.usd_per_unit
+        from intermediate.int_offers__current o
+        join intermediate.int_fx_rates__daily f on f.currency = 'EUR' and f.rate_date = o.fx_rate_date
+        where o.source = 'seeweb'""")
+    assert seeweb, "Seeweb EUR offers should have a USD figure"
+    for row in seeweb:
+        assert row["fx_rate_date"] <= row["observed_date"]
+        expected = float(row["price_per_unit"]) * float(row["usd_per_unit"])
+        assert abs(float(row["price_per_gpu_hour_usd"]) - expected) < 1e-5
+    # and they reach the market mart
+    assert sql_rows(warehouse, "select count(*) as n from marts.gpu_prices_by_source_daily where source = 'seeweb'")[0]["n"] > 0
+
+
+# -- retail (issue 4) --------------------------------------------------------------------------------------------------
+def test_retail_cards_reach_the_market_marts_new_and_used_in_usd(warehouse):
+    channels = {(r["channel"], r["gpu_id"]) for r in sql_rows(warehouse, """
+        select distinct channel, gpu_id from marts.gpu_prices_daily
+        where price_per = 'card' and pricing_type = 'purchase' and price_date = '2026-05-01'""")}
+    assert {("retail_new", "rtx-4090-24gb"), ("retail_new", "h100-pcie-80gb"), ("retail_used", "rtx-3090-24gb"),
+            ("retail_used", "h100-pcie-80gb"), ("retail_used", "a100-pcie-80gb")} <= channels
+    # every offline retail row comes from a stale or made-up page: flagged, so no one takes it for a market price
+    flags = sql_rows(warehouse, "select distinct is_synthetic from raw.offers where channel = 'retail'")
+    assert flags == [{"is_synthetic": True}]
+    # the cheapest new RTX 4090 of the day is the mart's minimum, and street prices replace launch prices
+    cheapest = sql_rows(warehouse, """
+        select min(unit_price_usd) as low from intermediate.int_offers__market_daily
+        where gpu_id = 'rtx-4090-24gb' and market_channel = 'retail_new' and observed_date = '2026-05-01'""")[0]
+    mart = sql_rows(warehouse, """
+        select min_price_usd from marts.gpu_prices_daily where gpu_id = 'rtx-4090-24gb' and channel = 'retail_new'
+        and price_date = '2026-05-01'""")[0]
+    assert float(mart["min_price_usd"]) == pytest.approx(float(cheapest["low"]))
+    basis = sql_rows(warehouse, """select purchase_price_basis from marts.rent_vs_buy
+        where gpu_id = 'h100-pcie-80gb' and price_date = '2026-05-01' limit 1""")
+    assert basis == [{"purchase_price_basis": "street_new"}]
+
+
+def test_cny_and_eur_card_prices_are_converted_at_their_days_rate(warehouse):
+    rows = sql_rows(warehouse, """
+        select m.source, m.currency, m.observed_date, m.price_per_unit, m.fx_rate_date, m.unit_price_usd,
+               f.usd_per_unit
+        from intermediate.int_offers__market_daily m
+        join intermediate.int_fx_rates__daily f on f.currency = m.currency and f.rate_date = m.fx_rate_date
+        where m.source in ('jd', 'shops')""")
+    assert {r["currency"] for r in rows} == {"CNY", "EUR"}
+    for row in rows:
+        assert row["fx_rate_date"] <= row["observed_date"]
+        assert float(row["unit_price_usd"]) == pytest.approx(float(row["price_per_unit"]) * float(row["usd_per_unit"]))
+
+
+def test_out_of_stock_cards_are_kept_and_set_aside_listings_quarantined_with_reasons(warehouse):
+    sold_out = sql_rows(warehouse, """select count(*) as n, min(price) as low from raw.offers
+        where source = 'newegg' and in_stock = false and gpu_id = 'rtx-3080-10gb'""")[0]
+    assert sold_out["n"] > 0 and float(sold_out["low"]) > 0  # a price still, never 0
+    in_market = sql_rows(warehouse, """select count(*) as n from intermediate.int_offers__market_daily
+        where source = 'newegg' and not coalesce(in_stock, true)""")[0]
+    assert in_market["n"] == 0
+    reasons = {r["reason"] for r in sql_rows(warehouse, "select distinct reason from raw.quarantine")}
+    assert {"prebuilt PC", "bundle (combo: a GPU priced with other parts)", "box only"} <= reasons
+
+
+def test_a_retailer_with_an_empty_watch_list_is_skipped_with_the_reason(home, tmp_path, monkeypatch):
+    watch_list = tmp_path / "watchlist.toml"
+    watch_list.write_text("[amazon]\nproducts = []\nqueries = []\n")
+    monkeypatch.setenv("GPUPRICES_WATCHLIST", str(watch_list))
+    result = gpuprices(home, "run", "--sources", "amazon", "--no-build", check=False)
+    runs = sql_rows(home, "select status, error from raw.ingest_runs where source = 'amazon'")
+    assert runs and runs[0]["status"] == "skipped" and "watch list names nothing" in runs[0]["error"], result.stdout

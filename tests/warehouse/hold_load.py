@@ -1,0 +1,27 @@
+"""`python tests/warehouse/hold_load.py HELD_FILE gpuprices-args...`: the real CLI, with every load held just
+before its commit (rows inserted, transaction open): the load writes its run id to HELD_FILE and waits for the
+crash test to SIGKILL the process. The fault is injected here, from the test side; the load path has no hook."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from flows.cli.main import main  # noqa: E402
+from warehouse import load  # noqa: E402
+
+held_file = Path(sys.argv[1])
+write_record = load.insert_ingest_record
+
+
+def insert_then_hold(connection, record):
+    write_record(connection, record)
+    held_file.write_text(record.run_id)
+    time.sleep(3600)
+
+
+load.insert_ingest_record = insert_then_hold
+sys.exit(main(sys.argv[2:]))

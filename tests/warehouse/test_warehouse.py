@@ -1,0 +1,184 @@
+"""Landing, normalization, integrity and loading: idempotent, all-or-nothing, never losing an observation."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import replace
+from datetime import UTC, datetime
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from warehouse.pipeline import fetch_and_land, ingest, ingest_landed_runs, record_failure
+from scrapers.cloud.azure import AzureRetailPrices
+from scrapers.base import Expectations, Offer
+from scrapers.registry import all_sources
+from conftest import document
+from warehouse import db, load
+from warehouse.integrity import check
+from warehouse.landing import land, read_landed
+from warehouse.normalize import normalize, price_per_unit
+
+OBSERVED = datetime(2026, 4, 2, 23, 0, tzinfo=UTC)
+
+
+def counts():
+    with db.connect() as connection:
+        return {
+            table: connection.execute(f"SELECT count(*) FROM raw.{table}").fetchone()[0]
+            for table in ("offers", "ingest_runs", "quarantine", "landing_documents")
+        }
+
+
+def land_lambda(observed=OBSERVED):
+    return land("skypilot-lambda", observed, [document("skypilot/lambda_2026-04-02.csv")])
+
+
+def test_landing_is_compressed_hashed_and_written_once(home):
+    first = land_lambda()
+    second = land_lambda()
+    assert first.run_id == second.run_id and first.directory == second.directory
+    manifest = json.loads((first.directory / "manifest.json").read_text())
+    entry = manifest["documents"][0]
+    assert entry["bytes"] == len(document("skypilot/lambda_2026-04-02.csv").body)
+    assert gzip.decompress((first.directory / entry["file"]).read_bytes()) == first.documents[0].body
+    assert first.directory.parent.name == "2026-04-02" and first.directory.parent.parent.name == "skypilot-lambda"
+
+
+def test_a_corrupt_landed_file_is_detected(home):
+    run = land_lambda()
+    (run.directory / run.document_files[0]).write_bytes(gzip.compress(b"tampered"))
+    with pytest.raises(ValueError, match="sha256 mismatch"):
+        read_landed(run.directory)
+
+
+def test_loading_the_same_source_run_twice_adds_nothing(home):
+    source = all_sources()["skypilot-lambda"]
+    record = ingest(source, land_lambda(), "test")
+    assert record.status == "loaded" and record.rows_loaded == 255
+    before = counts()
+    again = ingest(source, land_lambda(), "test")
+    assert again.status == "already_loaded" and counts() == before
+
+
+def test_a_load_that_fails_midway_leaves_no_rows(home, monkeypatch):
+    source = all_sources()["skypilot-lambda"]
+
+    def explode(connection, record):
+        raise RuntimeError("killed between the offers insert and the ingest_runs insert")
+
+    with monkeypatch.context() as patch, pytest.raises(RuntimeError):
+        patch.setattr(load, "insert_ingest_record", explode)
+        ingest(source, land_lambda(), "test")
+    assert counts()["offers"] == 0 and counts()["ingest_runs"] == 0
+    assert ingest(source, land_lambda(), "test").status == "loaded"  # the next run completes
+
+
+def test_a_result_missing_expected_gpus_is_quarantined_whole(home):
+    source = all_sources()["skypilot-lambda"]
+    strict = replace(source.expectations, expected_gpu_ids=frozenset({"b200-180gb", "tpu-v5p-95gb"}))
+    source.expectations = strict  # an instance attribute: the registry builds new instances per call
+    record = ingest(source, land_lambda(), "test")
+    assert record.status == "quarantined" and "tpu-v5p-95gb" in record.error
+    with db.connect() as connection:
+        reasons = connection.execute("SELECT scope, reason FROM raw.quarantine").fetchall()
+    assert counts()["offers"] == 0
+    assert ("result", "missing_expected_gpus: tpu-v5p-95gb") in reasons
+
+
+def test_zero_price_row_is_quarantined_and_the_rest_loads(home):
+    run = land("azure", OBSERVED, [document("azure/synthetic_documented_format_gpu_items.json")], "synthetic")
+    source = AzureRetailPrices()
+    source.expectations = Expectations(frozenset({"h100-sxm5-80gb"}), min_offers=1, max_rejected_share=0.5)
+    record = ingest(source, run, "test")
+    assert record.status == "loaded" and record.rows_rejected == 1
+    with db.connect() as connection:
+        quarantined = connection.execute("SELECT reason, detail FROM raw.quarantine").fetchall()
+        prices = connection.execute("SELECT min(price), bool_and(is_synthetic) FROM raw.offers").fetchone()
+    assert len(quarantined) == 1 and quarantined[0][0] == "non_positive_price"
+    assert "|synthetic-7|" in json.loads(quarantined[0][1])["offer_id"]  # the $0 item, with what it was
+    assert prices[0] > 0 and prices[1] is True  # nothing at $0 loaded; rows from a synthetic file say so
+
+
+def test_reparse_with_a_new_parser_version_adds_rows_and_keeps_the_old(home):
+    source = all_sources()["skypilot-lambda"]
+    ingest(source, land_lambda(), "test")
+    source.parser_version = 2
+    record = ingest(source, read_landed(land_lambda().directory), "reparse")
+    assert record.status == "loaded"
+    with db.connect() as connection:
+        versions = connection.execute(
+            "SELECT parser_version, count(*) FROM raw.offers GROUP BY 1 ORDER BY 1"
+        ).fetchall()
+    assert versions == [(1, 255), (2, 255)]
+
+
+def test_ingest_landed_runs_picks_up_fetched_but_unloaded_runs(home):
+    land_lambda()
+    land_lambda(datetime(2026, 4, 3, 23, 0, tzinfo=UTC))
+    records = ingest_landed_runs(all_sources(), trigger="load")
+    assert [r.status for r in records] == ["loaded", "loaded"]
+    assert ingest_landed_runs(all_sources(), trigger="load") == []
+
+
+def offer(**changes) -> Offer:
+    base = Offer(source="t", channel="cloud", provider="t", offer_id="o", raw_gpu_name="H100", gpu_id="h100-sxm5-80gb",
+                 gpu_count=Fraction(8), pricing_type="on_demand", price=Decimal("98.32"), currency="USD",
+                 price_unit="instance_hour")
+    return replace(base, **changes)
+
+
+def test_per_gpu_hour_is_exact_decimal():
+    assert price_per_unit(offer()) == Decimal("12.290000")
+    assert price_per_unit(offer(price=Decimal("1"), gpu_count=Fraction(3))) == Decimal("0.333333")
+    assert price_per_unit(offer(price=Decimal("2.5"), price_unit="gpu_hour")) == Decimal("2.500000")
+    assert price_per_unit(offer(currency="EUR")) == Decimal("12.290000")  # in its own currency: USD in the models
+    assert price_per_unit(offer(gpu_count=None)) is None
+
+
+@pytest.mark.parametrize(
+    "offers, reason",
+    [
+        ([], "empty_result"),
+        ([offer(offer_id=str(i)) for i in range(3)] + [offer(offer_id="b200", gpu_id="b200-180gb", price=Decimal("0.08"))],
+         None),
+    ],
+)
+def test_integrity_rules(home, offers, reason):
+    run = land_lambda()
+    frame = normalize(offers, run, 1)
+    result = check(frame, Expectations(frozenset({"h100-sxm5-80gb"}), min_offers=1, max_rejected_share=0.5))
+    if reason:
+        assert any(r.startswith(reason) for r in result.result_reasons)
+    else:
+        # the $0.01-per-GPU-hour B200 (0.08 / 8 GPUs) is held back; the sane H100 rows pass
+        assert result.passed
+        assert result.rejected.get_column("reason").to_list() == ["price_out_of_band"]
+        assert result.accepted.height == 3
+
+
+def test_relative_outlier_and_too_many_rejections(home):
+    run = land_lambda()
+    rows = [offer(offer_id=str(i)) for i in range(6)] + [offer(offer_id="x", price=Decimal("8.0"))]  # 1.00 vs 12.29
+    frame = normalize(rows, run, 1)
+    result = check(frame, Expectations(frozenset({"h100-sxm5-80gb"}), max_rejected_share=0.1))
+    assert result.rejected.get_column("reason").to_list() == ["relative_outlier"]
+    assert any(r.startswith("too_many_rejected_rows") for r in result.result_reasons)
+
+
+def test_a_source_without_its_api_key_is_skipped_with_a_clear_message(home, monkeypatch):
+    import asyncio
+
+    from scrapers.errors import MissingCredentials
+
+    class KeyedSource(AzureRetailPrices):
+        id = "keyed"
+        api_key_env = "GPUPRICES_TEST_KEY"
+
+    monkeypatch.delenv("GPUPRICES_TEST_KEY", raising=False)
+    with pytest.raises(MissingCredentials, match="set GPUPRICES_TEST_KEY") as raised:
+        asyncio.run(fetch_and_land(KeyedSource(), client=None, observed_at=OBSERVED))
+    record = record_failure("keyed", 1, OBSERVED, raised.value, OBSERVED, "test")
+    assert record.status == "skipped" and counts()["ingest_runs"] == 1 and counts()["offers"] == 0

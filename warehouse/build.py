@@ -1,0 +1,122 @@
+"""The dbt build (models/): seeds, staging, intermediate, marts and every data and unit test, incremental by day."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+import yaml
+
+from config import settings
+from config.settings import PROJECT_ROOT, data_home
+from warehouse import db
+from warehouse.paths import database_target
+from warehouse.report import progress, utc_now
+
+MODELS_DIR = PROJECT_ROOT / "models"
+
+
+# Past this many changed days an incremental build is no cheaper than a full one (an ECB history backfill, a
+# re-parse of everything): build it all.
+MAX_INCREMENTAL_DAYS = 120
+
+
+def models_fingerprint(dbt_vars: dict | None = None) -> str:
+    """A hash of every model, macro, seed and test and of the `--vars` overrides: when it changes (an upgrade, a new
+    alias, other estimate assumptions) the next build is a full rebuild, so no table keeps days computed otherwise."""
+    digest = hashlib.sha256(json.dumps(dbt_vars or {}, sort_keys=True, default=str).encode())
+    for path in sorted(MODELS_DIR.rglob("*")):
+        if path.is_file() and path.suffix in {".sql", ".yml", ".csv"}:
+            digest.update(str(path.relative_to(MODELS_DIR)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@dataclass
+class BuildPlan:
+    full_refresh: bool
+    reason: str
+    rebuild_dates: list[date]
+    ingested_through: datetime | None  # the newest raw.ingest_runs.finished_at this build covers
+
+
+def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = None) -> BuildPlan:
+    """Which days the build must (re)write: those of every source-run finished since the last complete build
+    (new runs, re-parses, a failed run changes nothing but costs little), plus the week after each exchange-rate
+    date such a run brought (prices convert at the last rate of the previous 7 days)."""
+    ingested_through = connection.execute("SELECT max(finished_at) FROM raw.ingest_runs").fetchone()[0]
+    last = connection.execute(
+        "SELECT ingested_through, models_fingerprint FROM meta.builds ORDER BY finished_at DESC LIMIT 1"
+    ).fetchone()
+    if full_refresh:
+        return BuildPlan(True, "full rebuild asked for", [], ingested_through)
+    if last is None:
+        return BuildPlan(True, "first build of this warehouse", [], ingested_through)
+    if last[1] != models_fingerprint(dbt_vars):
+        return BuildPlan(True, "models, seeds, tests or --vars changed since the last build", [], ingested_through)
+    since = last[0] or datetime(1970, 1, 1, tzinfo=UTC)
+    dates = [row[0] for row in connection.execute(
+        """
+        SELECT DISTINCT cast(timezone('UTC', observed_at) AS date) FROM raw.ingest_runs WHERE finished_at > $since
+        UNION
+        SELECT DISTINCT rates.rate_date + cast(offset_days AS INTEGER)
+        FROM raw.fx_rates AS rates
+        JOIN raw.ingest_runs AS runs USING (run_id, parser_version)
+        CROSS JOIN range(8) AS offsets(offset_days)
+        WHERE runs.finished_at > $since
+        ORDER BY 1
+        """, {"since": since}).fetchall()]
+    if len(dates) > MAX_INCREMENTAL_DAYS:
+        return BuildPlan(True, f"{len(dates)} days changed since the last build", [], ingested_through)
+    return BuildPlan(False, f"{len(dates)} day(s) changed since the last build", dates, ingested_through)
+
+
+def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: bool = False) -> BuildPlan:
+    """dbt build: seeds, staging, intermediate, marts, and every data test. Incremental: the day-by-day tables
+    rewrite only the days that changed since the last build (plan_build); a full rebuild when asked, on the first
+    build, or when the models changed. dbt_vars (YAML, e.g. '{mfu: 0.35}') overrides estimate assumptions for this
+    build. A build limited by `select` is not recorded, so the next build still covers its days."""
+    from dbt.cli.main import dbtRunner  # heavy (seconds to import): only when a build runs
+
+    variables = yaml.safe_load(dbt_vars) if dbt_vars else {}
+    if not isinstance(variables, dict):
+        raise ValueError(f"--vars must be a YAML mapping, got {dbt_vars!r}")
+    overrides = dict(variables)
+    with db.connect() as connection:  # creates the raw tables, or adds columns an older warehouse lacks
+        plan = plan_build(connection, full_refresh, overrides)
+    started_at = utc_now()
+    work = data_home() / "dbt"
+    args = [
+        "build", "--project-dir", str(MODELS_DIR), "--profiles-dir", str(MODELS_DIR),
+        "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--quiet",
+    ]
+    if plan.full_refresh:
+        args.append("--full-refresh")
+    else:
+        variables["rebuild_dates"] = [day.isoformat() for day in plan.rebuild_dates]
+        # the same days for the data tests' `where` configs (models/macros/rebuilt_days.sql)
+        variables["rebuild_dates_sql"] = ", ".join(f"date '{day}'" for day in plan.rebuild_dates) or "NULL"
+        variables["rebuild_window_sql"] = (
+            f"observed_at >= timestamptz '{min(plan.rebuild_dates)} 00:00:00+00' and observed_at < "
+            f"timestamptz '{max(plan.rebuild_dates) + timedelta(days=1)} 00:00:00+00'" if plan.rebuild_dates else "false")
+    if select:
+        args += ["--select", select]
+    if variables:
+        args += ["--vars", json.dumps(variables)]
+    progress(f"dbt build ({'full' if plan.full_refresh else 'incremental'}: {plan.reason})...")
+    # models/profiles.yml opens env_var('GPUPRICES_DATABASE'): what this process opens, for the build
+    with settings.exported("GPUPRICES_DATABASE", database_target()):
+        result = dbtRunner().invoke(args)
+    if not result.success:
+        raise RuntimeError(f"dbt build failed: {result.exception or 'see ' + str(work / 'logs' / 'dbt.log')}")
+    if not select:
+        with db.connect() as connection:
+            connection.execute(
+                "INSERT INTO meta.builds VALUES (?, ?, ?, ?, ?, ?)",
+                [started_at, utc_now(), plan.ingested_through, plan.full_refresh, len(plan.rebuild_dates),
+                 models_fingerprint(overrides)],
+            )
+    return plan
+
+

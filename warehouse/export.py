@@ -1,0 +1,48 @@
+"""The marts as Parquet, partitioned by date, that any engine reads: <home>/export/<mart>/price_date=YYYY-MM-DD/."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from warehouse import db
+from warehouse.paths import export_root
+
+EXPORTED_MARTS = (
+    "gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily", "training_cost_daily",
+    "inference_cost_daily", "rent_vs_buy", "buy_signals",
+)
+
+
+def export_marts() -> list[Path]:
+    """Each mart to Parquet partitioned by date (hive style: price_date=YYYY-MM-DD/), as a new version directory
+    (export/.versions/<mart>-<time>/) that the link export/<mart> is then switched to in one rename: a reader
+    resolves the link once and reads one complete version. The previous version is kept (a reader that opened it
+    before the switch can finish); older ones are deleted."""
+    written = []
+    root = export_root()
+    versions = root / ".versions"
+    versions.mkdir(parents=True, exist_ok=True)
+    stamp = f"{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}-{os.getpid()}"
+    # Same (read-write) configuration as the dbt-duckdb connection that may still be open in this process.
+    with db.connect() as connection:
+        for mart in EXPORTED_MARTS:
+            version = versions / f"{mart}-{stamp}"
+            connection.execute(
+                f"COPY (SELECT * FROM marts.{mart}) TO '{version}' (FORMAT PARQUET, PARTITION_BY (price_date))"
+            )
+            link = root / mart
+            if link.is_dir() and not link.is_symlink():  # an export made before versions: replaced once
+                shutil.rmtree(link)
+            new_link = root / f".{mart}.link-{os.getpid()}"
+            new_link.unlink(missing_ok=True)
+            new_link.symlink_to(version.relative_to(root))  # relative: the export folder can be moved or synced
+            os.replace(new_link, link)
+            for old in sorted(versions.glob(f"{mart}-*"))[:-2]:
+                shutil.rmtree(old, ignore_errors=True)
+            written.append(link)
+    return written
+
+

@@ -1,0 +1,82 @@
+"""The run report (one JSON file per run under <home>/reports/, and its console summary) and progress lines."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from config.settings import data_home
+from warehouse.load import IngestRecord
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def progress(message: str) -> None:
+    print(f"[{datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class RunReport:
+    observed_at: datetime
+    records: list[IngestRecord] = field(default_factory=list)
+    built: bool = False
+    exported: list[str] = field(default_factory=list)
+    dashboard: str | None = None        # the site directory, when it was built
+    dashboard_error: str | None = None  # why it was not
+    alerts: list[dict] = field(default_factory=list)            # alert events fired by this run
+    alert_deliveries: list[dict] = field(default_factory=list)  # each (event, channel): delivered or failed
+    alerts_error: str | None = None
+    snapshot: str | None = None  # the copy readers use while the next run writes
+
+    def as_dict(self) -> dict:
+        return {
+            "observed_at": self.observed_at.isoformat(),
+            "snapshot": self.snapshot,
+            "built": self.built,
+            "exported": self.exported,
+            "dashboard": self.dashboard,
+            "dashboard_error": self.dashboard_error,
+            "alerts": [{key: (value if isinstance(value, (str, int, float, bool, type(None))) else str(value))
+                        for key, value in event.items()} for event in self.alerts],
+            "alert_deliveries": self.alert_deliveries,
+            "alerts_error": self.alerts_error,
+            "sources": [
+                {
+                    "source": r.source, "status": r.status, "run_id": r.run_id, "rows_loaded": r.rows_loaded,
+                    "rows_rejected": r.rows_rejected, "duration_s": round(r.row()["duration_s"], 3),
+                    "is_synthetic": r.is_synthetic, "error": r.error,
+                }
+                for r in self.records
+            ],
+        }
+
+    def write(self) -> Path:
+        reports = data_home() / "reports"
+        reports.mkdir(parents=True, exist_ok=True)
+        path = reports / f"run-{self.observed_at:%Y%m%dT%H%M%SZ}.json"
+        path.write_text(json.dumps(self.as_dict(), indent=2))
+        return path
+
+    def summary(self) -> str:
+        """One line per source: its runs by status, offers loaded and rows held back, the last error."""
+        by_source: dict[str, list[IngestRecord]] = {}
+        for record in self.records:
+            by_source.setdefault(record.source, []).append(record)
+        lines = [f"run up to {self.observed_at:%Y-%m-%d %H:%M} UTC"]
+        for source, records in sorted(by_source.items()):
+            statuses = Counter(r.status for r in records)
+            status_text = ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
+            flag = " [synthetic]" if any(r.is_synthetic for r in records) else ""
+            loaded = sum(r.rows_loaded for r in records)
+            rejected = sum(r.rows_rejected for r in records)
+            lines.append(f"  {source:18} {status_text:36} loaded={loaded:<7} rejected={rejected:<5}{flag}")
+            errors = [r.error for r in records if r.error]
+            if errors:
+                lines.append(f"      last error: {errors[-1][:200]}")
+        return "\n".join(lines)

@@ -1,0 +1,99 @@
+"""`gpuprices status`: last run and freshness per source, quarantined results, unmatched GPU names."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from warehouse import db
+
+
+def _has_table(connection, schema: str, table: str) -> bool:
+    return bool(
+        connection.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", [schema, table]
+        ).fetchone()[0]
+    )
+
+
+def status() -> dict:
+    now = datetime.now(UTC)
+    with db.connect(read_only=True) as connection:
+        sources = db.fetch_dicts(
+            connection,
+            """
+            WITH last_run AS (
+                SELECT source, arg_max(status, observed_at) AS last_status, max(observed_at) AS last_observed_at,
+                       arg_max(error, observed_at) AS last_error, count(*) AS runs
+                FROM raw.ingest_runs GROUP BY source
+            ), last_good AS (
+                SELECT source, max(observed_at) AS last_loaded_at,
+                       arg_max(rows_loaded, observed_at) AS rows_in_last_load,
+                       bool_or(is_synthetic) AS has_synthetic_rows
+                FROM raw.ingest_runs WHERE status = 'loaded' GROUP BY source
+            )
+            SELECT * FROM last_run LEFT JOIN last_good USING (source) ORDER BY source
+            """,
+        )
+        for row in sources:
+            loaded = row["last_loaded_at"]
+            row["age_hours"] = round((now - loaded).total_seconds() / 3600, 1) if loaded else None
+        quarantined = db.fetch_dicts(
+            connection,
+            """
+            SELECT source, observed_at, reason FROM raw.quarantine WHERE scope = 'result'
+            ORDER BY observed_at DESC LIMIT 20
+            """,
+        )
+        rejected_rows = db.fetch_dicts(
+            connection,
+            """
+            SELECT source, reason, count(*) AS rows, max(observed_at) AS last_seen_at
+            FROM raw.quarantine WHERE scope = 'row' GROUP BY ALL ORDER BY source, rows DESC
+            """,
+        )
+        if _has_table(connection, "marts", "unmatched_gpu_names"):
+            unmatched_sql = "SELECT * FROM marts.unmatched_gpu_names ORDER BY source, observation_count DESC"
+        else:  # before the first dbt build: the parser's own resolution
+            unmatched_sql = """
+                SELECT source, provider, raw_gpu_name, count(*) AS observation_count,
+                       count(DISTINCT offer_id) AS offer_count, min(observed_at) AS first_seen_at,
+                       max(observed_at) AS last_seen_at
+                FROM raw.offers WHERE gpu_id IS NULL GROUP BY ALL ORDER BY source, observation_count DESC
+            """
+        unmatched = db.fetch_dicts(connection, unmatched_sql)
+    return {
+        "checked_at": now,
+        "sources": sources,
+        "quarantined_results": quarantined,
+        "quarantined_rows": rejected_rows,
+        "unmatched_gpu_names": unmatched,
+    }
+
+
+def render(report: dict) -> str:
+    lines = ["Sources (last run; freshness = time since the last loaded observation)"]
+    for s in report["sources"]:
+        age = f"{s['age_hours']}h ago" if s["age_hours"] is not None else "never loaded"
+        synthetic = "  [synthetic rows]" if s["has_synthetic_rows"] else ""
+        lines.append(
+            f"  {s['source']:18} last={s['last_status']:12} at {s['last_observed_at']:%Y-%m-%d %H:%M}  "
+            f"loaded {age}, {s['rows_in_last_load'] or 0} offers, {s['runs']} runs{synthetic}"
+        )
+        if s["last_status"] != "loaded" and s["last_error"]:
+            lines.append(f"      error: {s['last_error'][:200]}")
+    lines.append("\nQuarantined results (latest 20)")
+    lines += [f"  {q['source']:18} {q['observed_at']:%Y-%m-%d %H:%M}  {q['reason']}" for q in report["quarantined_results"]]
+    if not report["quarantined_results"]:
+        lines.append("  none")
+    lines.append("\nRows held back by the integrity check")
+    lines += [f"  {r['source']:18} {r['reason']:20} {r['rows']} rows" for r in report["quarantined_rows"]]
+    if not report["quarantined_rows"]:
+        lines.append("  none")
+    lines.append("\nUnmatched GPU names (kept in raw, no gpu_id; add an alias to models/seeds/gpu_aliases.csv)")
+    lines += [
+        f"  {u['source']:18} {u['raw_gpu_name']!r:32} {u['observation_count']} observations, last {u['last_seen_at']:%Y-%m-%d}"
+        for u in report["unmatched_gpu_names"]
+    ]
+    if not report["unmatched_gpu_names"]:
+        lines.append("  none")
+    return "\n".join(lines)
