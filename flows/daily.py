@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from datetime import date, datetime
 
 # Prefect's ephemeral API server needs more than its default 20 s to start (and migrate) on a fresh 2-core machine.
@@ -29,7 +30,7 @@ from dashboards.data import load as load_dashboard_data  # noqa: E402
 from flows.scale_out import host_tags, shard_sources  # noqa: E402
 from scrapers.errors import FetchError, SourceError  # noqa: E402
 from scrapers.http import HttpClient, HttpSettings  # noqa: E402
-from scrapers.registry import all_sources  # noqa: E402
+from scrapers.registry import all_sources, source_by_id  # noqa: E402
 from scrapers.replay import (  # noqa: E402
     OFFLINE_HTTP,
     RecordedServer,
@@ -67,8 +68,9 @@ async def collect_source(
     overrides: dict | None = None,
 ) -> IngestRecord:
     """Fetch, land, parse, check and load one source. Raises only on transient fetch failures (retried)."""
-    source = all_sources({source_id: overrides or {}})[source_id]
+    source = source_by_id(source_id, overrides)
     started_at = utc_now()
+    fetch_clock = time.monotonic()
     try:
         try:
             async with asyncio.timeout(LIMITS.deadline_s):
@@ -80,7 +82,11 @@ async def collect_source(
             raise  # Prefect retries the task
         # skipped (no key), blocked, 404, a broken pagination: recorded, not retried
         return record_failure(source_id, source.parser_version, observed_at, error, started_at, trigger)
-    return ingest(source, run, trigger, started_at)
+    fetch_s = round(time.monotonic() - fetch_clock, 4)
+    # in a worker thread: DuckDB and polars release the GIL, so other sources keep fetching meanwhile
+    record = await asyncio.to_thread(ingest, source, run, trigger, started_at)
+    record.stage_seconds = {"fetch": fetch_s, **record.stage_seconds}
+    return record
 
 
 async def collect_all(
@@ -99,8 +105,10 @@ async def collect_all(
     async with HttpClient(http_settings, rewrite=rewrite) as client:
         results = await asyncio.gather(
             *(
-                # tagged with its hosts: a Prefect tag concurrency limit paces a host across workers (scale_out.py)
-                collect_source.with_options(tags=host_tags(registry[source_id]))(
+                # tagged with its hosts: a Prefect tag concurrency limit paces a host across workers (scale_out.py).
+                # Not offline: every request goes to 127.0.0.1, and each tag costs the task a round of concurrency
+                # checks on the Prefect server (seconds per replay day).
+                collect_source.with_options(tags=[] if offline_base_url else host_tags(registry[source_id]))(
                     source_id, observed_at, client, trigger,
                     data_origins.get(source_id, "captured"), overrides.get(source_id),
                 )
@@ -141,24 +149,30 @@ def alerts_task(days: list) -> tuple[list[dict], list[dict]]:
 
 
 def _finish(report: RunReport, build: bool, export: bool, days: list | None = None) -> dict:
+    stage = report.stage  # each stage's wall time goes into the run report
     if build:
-        build_task()
+        with stage("build"):
+            build_task()
         report.built = True
         # Alerts read the day's marts; a bad rule or a failed delivery is reported, never fails the run.
         try:
-            report.alerts, report.alert_deliveries = alerts_task(days or [report.observed_at.date()])
+            with stage("alerts"):
+                report.alerts, report.alert_deliveries = alerts_task(days or [report.observed_at.date()])
         except Exception as error:  # noqa: BLE001 - reported in the run report and on the console
             report.alerts_error = f"{type(error).__name__}: {error}"
         if export:
-            report.exported = export_task()
+            with stage("export"):
+                report.exported = export_task()
             # The site is a product of the run, not a condition of it: a page that fails to render is reported,
             # and the loaded data, marts and export stand.
             try:
-                report.dashboard = dashboard_task()
+                with stage("dashboard"):
+                    report.dashboard = dashboard_task()
             except Exception as error:  # noqa: BLE001 - reported in the run report and on the console
                 report.dashboard_error = f"{type(error).__name__}: {error}"
     # What readers see while the next run writes (warehouse/db.py).
-    snapshot = db.publish_snapshot()
+    with stage("snapshot"):
+        snapshot = db.publish_snapshot()
     report.snapshot = str(snapshot) if snapshot else None
     report.write()
     return report.as_dict()
@@ -171,7 +185,8 @@ async def daily(sources: list[str] | None = None, build: bool = True, export: bo
     source_ids = sources or sorted(all_sources())
     observed_at = utc_now()
     report = RunReport(observed_at=observed_at)
-    report.records = await collect_all(source_ids, observed_at, trigger="daily")
+    with report.stage("collect"):
+        report.records = await collect_all(source_ids, observed_at, trigger="daily")
     print(report.summary())
     return _finish(report, build, export)
 
@@ -212,6 +227,17 @@ async def daily_distributed(
     return _finish(report, build, export)
 
 
+def lighten_ephemeral_server() -> None:
+    """For the offline replay, before its first flow starts Prefect's temporary server: that server's task-run
+    recorder and event persister would write ~700 task-run event streams to its SQLite database on the same two
+    cores (a third of the replay's time). The flow, its tasks, retries and states run as always; the temporary
+    server just does not keep the task runs. Set either variable to true to keep them; a configured server
+    (PREFECT_API_URL) is not affected."""
+    if not os.environ.get("PREFECT_API_URL"):
+        os.environ.setdefault("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED", "false")
+        os.environ.setdefault("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED", "false")
+
+
 @flow(name="replay-offline", log_prints=True)
 async def replay_offline(
     sources: list[str] | None = None, since: date | None = None, until: date | None = None,
@@ -227,9 +253,10 @@ async def replay_offline(
             source_ids = [s for s in day.sources if not sources or s in sources]
             progress(f"offline day {number}/{len(plan)} {day.observed_at:%Y-%m-%d}: {', '.join(source_ids)}")
             server.routes = day.routes
-            records = await collect_all(
-                source_ids, day.observed_at, "offline", day.data_origins, day.overrides, server.base_url
-            )
+            with report.stage("collect"), db.writer_session():  # one open and one checkpoint per day
+                records = await collect_all(
+                    source_ids, day.observed_at, "offline", day.data_origins, day.overrides, server.base_url
+                )
             report.records.extend(records)
     print(report.summary())
     return _finish(report, build, export, days=[day.observed_at.date() for day in plan])

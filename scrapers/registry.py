@@ -58,3 +58,14 @@ def all_sources(overrides: dict[str, dict] | None = None) -> dict[str, Source]:
         settings = overrides.get(f"skypilot-{cloud}", {})
         sources.append(SkyPilotCatalog(cloud, expectations, catalog_url=settings.get("catalog_url")))
     return {source.id: source for source in sources}
+
+
+def source_by_id(source_id: str, overrides: dict | None = None) -> Source:
+    """One source, configured with `overrides` (constructor settings), without building the others."""
+    for source_class in DIRECT_SOURCES + RETAIL_SOURCES + REFERENCE_SOURCES:
+        if source_class.id == source_id:
+            return source_class(**(overrides or {}))
+    cloud = source_id.removeprefix("skypilot-")
+    if source_id.startswith("skypilot-") and cloud in SKYPILOT_EXPECTATIONS:
+        return SkyPilotCatalog(cloud, SKYPILOT_EXPECTATIONS[cloud], catalog_url=(overrides or {}).get("catalog_url"))
+    raise KeyError(f"unknown source {source_id!r}")

@@ -119,6 +119,13 @@ def load_faults(path: Path) -> list[Fault]:
     return faults
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default listen backlog is 5: two dozen sources connecting at once overflow it, and each
+    # refused SYN costs the client a 1 s (then 3 s) retransmission wait.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class RecordedServer:
     """Serves the routes of the current replay day on 127.0.0.1; anything else is a 404. `faults` (a fault plan,
     see Fault) makes chosen routes fail the way real sites do."""
@@ -133,6 +140,9 @@ class RecordedServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            # keep-alive: a source paging through 30 documents uses one connection (and one server thread)
+            protocol_version = "HTTP/1.1"
+
             def do_POST(self):  # noqa: N802 (http.server naming)
                 # POST APIs (RunPod GraphQL, Vast search, token endpoints) are recorded per URL; the body is read
                 # and not matched: each bundled source posts one fixed query per URL.
@@ -163,7 +173,7 @@ class RecordedServer:
             def log_message(self, *args):
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     def _take_fault(self, key: str) -> Fault | None:

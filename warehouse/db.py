@@ -14,6 +14,7 @@ import contextlib
 import os
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -69,8 +70,34 @@ def open_for_writing(path: Path | None = None) -> duckdb.DuckDBPyConnection:
 _SCHEMA_READY: set[tuple[str, int]] = set()  # (file, inode) this process has created the raw schema in
 
 
+_held: dict[str, duckdb.DuckDBPyConnection] = {}  # database target -> the connection a writer session holds
+_held_lock = threading.RLock()
+
+
+@contextlib.contextmanager
+def writer_session() -> Iterator[None]:
+    """Hold one read-write connection for the block: every `connect()` inside it reuses that connection, so many
+    small loads cost one open and one checkpoint instead of one each. For a single process that owns the warehouse
+    for the block (the offline replay of a day); other processes' writers wait meanwhile, readers read the snapshot."""
+    target = database_target()
+    if target in _held:
+        yield
+        return
+    with connect() as connection:
+        _held[target] = connection
+        try:
+            yield
+        finally:
+            del _held[target]
+
+
 @contextlib.contextmanager
 def connect(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    held = None if read_only else _held.get(database_target())
+    if held is not None:
+        with _held_lock:  # one user at a time (tasks may run on other threads)
+            yield held
+        return
     connection = open_for_reading() if read_only else open_for_writing()
     try:
         if not read_only:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import duckdb
@@ -38,12 +38,13 @@ class IngestRecord:
     landing_path: str | None = None
     is_synthetic: bool = False
     trigger: str = "daily"
+    # seconds per pipeline stage (fetch, parse, normalize, check, load): in the run report, not in raw.ingest_runs
+    stage_seconds: dict[str, float] = field(default_factory=dict)
 
     def row(self) -> dict:
-        return {
-            **self.__dict__,
-            "duration_s": (self.finished_at - self.started_at).total_seconds(),
-        }
+        """The raw.ingest_runs row."""
+        row = {name: value for name, value in self.__dict__.items() if name != "stage_seconds"}
+        return {**row, "duration_s": (self.finished_at - self.started_at).total_seconds()}
 
 
 @contextlib.contextmanager

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,11 +36,31 @@ class RunReport:
     alert_deliveries: list[dict] = field(default_factory=list)  # each (event, channel): delivered or failed
     alerts_error: str | None = None
     snapshot: str | None = None  # the copy readers use while the next run writes
+    stage_seconds: dict[str, float] = field(default_factory=dict)  # collect, build, alerts, export, dashboard...
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Add the block's wall time to stage_seconds[name]."""
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.stage_seconds[name] = round(self.stage_seconds.get(name, 0.0) + time.monotonic() - start, 3)
+
+    def source_stage_totals(self) -> dict[str, float]:
+        """Each pipeline stage's seconds summed over every source-run (fetch, parse, normalize, check, load)."""
+        totals: dict[str, float] = {}
+        for record in self.records:
+            for name, seconds in record.stage_seconds.items():
+                totals[name] = round(totals.get(name, 0.0) + seconds, 3)
+        return totals
 
     def as_dict(self) -> dict:
         return {
             "observed_at": self.observed_at.isoformat(),
             "snapshot": self.snapshot,
+            "stage_seconds": self.stage_seconds,
+            "source_stage_seconds": self.source_stage_totals(),
             "built": self.built,
             "exported": self.exported,
             "dashboard": self.dashboard,
@@ -50,6 +73,7 @@ class RunReport:
                 {
                     "source": r.source, "status": r.status, "run_id": r.run_id, "rows_loaded": r.rows_loaded,
                     "rows_rejected": r.rows_rejected, "duration_s": round(r.row()["duration_s"], 3),
+                    "stage_seconds": r.stage_seconds,
                     "is_synthetic": r.is_synthetic, "error": r.error,
                 }
                 for r in self.records
@@ -75,7 +99,8 @@ class RunReport:
             flag = " [synthetic]" if any(r.is_synthetic for r in records) else ""
             loaded = sum(r.rows_loaded for r in records)
             rejected = sum(r.rows_rejected for r in records)
-            lines.append(f"  {source:18} {status_text:36} loaded={loaded:<7} rejected={rejected:<5}{flag}")
+            seconds = sum(sum(r.stage_seconds.values()) for r in records)
+            lines.append(f"  {source:18} {status_text:36} loaded={loaded:<7} rejected={rejected:<5} {seconds:6.2f}s{flag}")
             errors = [r.error for r in records if r.error]
             if errors:
                 lines.append(f"      last error: {errors[-1][:200]}")

@@ -22,17 +22,21 @@ from warehouse.report import progress
 
 
 def cmd_run(args) -> int:
-    from flows.daily import daily, replay_offline  # Prefect: seconds to import, only for the commands that run flows
+    from flows.daily import daily, lighten_ephemeral_server, replay_offline  # Prefect: seconds to import
 
     sources = source_list(args.sources)
     build, export = not args.no_build, not args.no_build and not args.no_export
     if args.offline:
+        lighten_ephemeral_server()
         report = asyncio.run(replay_offline(sources=sources, since=args.since, until=args.until, build=build, export=export))
     else:
         report = asyncio.run(daily(sources=sources, build=build, export=export))
     statuses = Counter(s["status"] for s in report["sources"])
     print(f"{len(report['sources'])} source-runs: " + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items())))
     print(f"dbt build: {'done' if report['built'] else 'skipped'}; exported: {', '.join(report['exported']) or 'nothing'}")
+    print("seconds per stage: " + ", ".join(f"{name} {seconds:.1f}" for name, seconds in report["stage_seconds"].items())
+          + " (sources: " + ", ".join(f"{name} {seconds:.1f}" for name, seconds in report["source_stage_seconds"].items())
+          + ")")
     if report["dashboard"]:
         print(f"dashboard: {report['dashboard']}/index.html (gpuprices dashboard serve)")
     elif report["dashboard_error"]:
