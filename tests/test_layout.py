@@ -1,0 +1,139 @@
+"""The house rules, checked: no import cycles, no private names imported across modules, imports at the top (but for
+the few heavy optional ones named here), every GPUPRICES_* variable read in config/settings.py only, one copy of each
+recorded response, a README that stays a front door, generated docs that match the code."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGES = ("analytics", "config", "dashboards", "dev", "flows", "scrapers", "warehouse")
+# Imported inside functions on purpose: seconds to import, needed by few commands (or only in a checkout: dev/).
+LAZY_IMPORTS = {"dbt.cli.main", "flows.daily", "dev.bench_build", "dev.bench_fetch", "prefect.client.orchestration",
+                "plotly"}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def imports_of(path: Path) -> list[tuple[ast.AST, str, list[str], bool]]:
+    """(node, module, imported names, at module level) for every import in the file."""
+    tree = ast.parse(path.read_text())
+    top_level = {id(node) for node in tree.body}
+    for node in tree.body:  # imports guarded by `if TYPE_CHECKING:` count as top level
+        if isinstance(node, ast.If):
+            top_level |= {id(child) for child in node.body}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node, alias.name, [], id(node) in top_level) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node, node.module, [alias.name for alias in node.names], id(node) in top_level))
+    return found
+
+
+def project_graph() -> dict[str, set[str]]:
+    known = modules()
+    graph: dict[str, set[str]] = defaultdict(set)
+    for name, path in known.items():
+        for _node, module, names, _top in imports_of(path):
+            targets = [f"{module}.{n}" for n in names if f"{module}.{n}" in known] or [module]
+            graph[name] |= {target for target in targets if target in known and target != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on_stack, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(node):
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for neighbour in graph.get(node, ()):
+            if neighbour not in index:
+                visit(neighbour)
+                low[node] = min(low[node], low[neighbour])
+            elif neighbour in on_stack:
+                low[node] = min(low[node], index[neighbour])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in list(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles():
+    assert cycles(project_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_private_names_imported_across_modules():
+    offenders = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {module}.{name}"
+        for path in modules().values() for node, module, names, _top in imports_of(path)
+        for name in names if name.startswith("_") and module.split(".")[0] in PACKAGES
+    ]
+    assert offenders == []
+
+
+def test_imports_are_at_the_top_except_the_named_heavy_ones():
+    offenders = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {module}"
+        for path in modules().values() for node, module, _names, top in imports_of(path)
+        if not top and module not in LAZY_IMPORTS
+    ]
+    assert offenders == []
+
+
+def test_every_gpuprices_variable_is_read_in_the_settings_module_only():
+    pattern = re.compile(r"""["']GPUPRICES_[A-Z_]+["']""")
+    offenders = [
+        f"{path.relative_to(ROOT)}: {sorted(set(pattern.findall(path.read_text())))}"
+        for name, path in modules().items() if name != "config.settings" and pattern.search(path.read_text())
+    ]
+    assert offenders == []
+
+
+def test_recorded_responses_exist_once():
+    by_hash = defaultdict(list)
+    for folder in (ROOT / "recordings", ROOT / "tests" / "fixtures"):
+        for path in folder.rglob("*"):
+            if path.is_file():
+                by_hash[hashlib.sha256(path.read_bytes()).hexdigest()].append(str(path.relative_to(ROOT)))
+    copies = [paths for paths in by_hash.values()
+              if any(p.startswith("recordings") for p in paths) and any(p.startswith("tests") for p in paths)]
+    assert copies == []
+    assert not list((ROOT / "recordings").rglob("*.py"))  # data, not a package
+
+
+def test_the_readme_is_a_front_door():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.encode()) <= 12 * 1024
+    for link in re.findall(r"\]\((docs/[^)#]+)", readme):
+        assert (ROOT / link).exists(), link
