@@ -6,12 +6,12 @@
 with rental_offers as (
     select * from {{ ref('int_offers__market_daily') }}
     where price_per = 'gpu_hour'
-      and {{ rebuilt_days_filter('observed_date') }}
+      and {{ rebuilt_days_filter('price_date') }}
 ),
 
 by_pricing_type as (
     select
-        observed_date as price_date,
+        price_date,
         gpu_id,
         pricing_type,
         min(unit_price_usd) as cheapest_usd,

@@ -1,5 +1,5 @@
 {{ config(
-    schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='observed_date'
+    schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
 ) }}
 -- The offers the market figures are computed from, one USD price per unit each:
 --   * one source per provider and day, so a provider seen by two sources (its own API and a catalog that copies
@@ -9,44 +9,46 @@
 with daily_offers as (
     select * from {{ ref('int_offers__daily') }}
     where gpu_id is not null
-      and {{ rebuilt_days_filter('observed_date') }}
+      and {{ rebuilt_days_filter('price_date') }}
 ),
 
 source_days as (
-    select observed_date, provider, source, bool_or(is_synthetic) as is_synthetic
+    select price_date, provider, source, bool_or(is_synthetic) as is_synthetic
     from daily_offers
     group by all
 ),
 
 preferred_sources as (
-    select observed_date, provider, source
+    select price_date, provider, source
     from source_days
     qualify row_number() over (
-        partition by observed_date, provider
+        partition by price_date, provider
         order by is_synthetic, source like 'skypilot-%', source
     ) = 1
 ),
 
 priced as (
     select
-        daily_offers.*,
-        case
-            when daily_offers.channel <> 'retail' then daily_offers.channel
-            when daily_offers.condition = 'new' then 'retail_new'
-            when daily_offers.condition in ('used', 'refurbished', 'open_box') then 'retail_used'
-        end as market_channel,
+        -- channel: the offers' cloud | retail, with retail split by condition (retail_new | retail_used)
+        daily_offers.* replace (
+            case
+                when daily_offers.channel <> 'retail' then daily_offers.channel
+                when daily_offers.condition = 'new' then 'retail_new'
+                when daily_offers.condition in ('used', 'refurbished', 'open_box') then 'retail_used'
+            end as channel
+        ),
         case when daily_offers.price_unit = 'card' then 'card' else 'gpu_hour' end as price_per,
         case
             when daily_offers.price_unit = 'card' then daily_offers.price_usd / daily_offers.gpu_count
             else daily_offers.price_per_gpu_hour_usd
         end as unit_price_usd
     from daily_offers
-    inner join preferred_sources using (observed_date, provider, source)
+    inner join preferred_sources using (price_date, provider, source)
 )
 
 select *
 from priced
-where market_channel is not null
+where channel is not null
   and unit_price_usd is not null
   and price_role = 'selling'  -- a shipping charge or list price is not what the item sells for
   and (

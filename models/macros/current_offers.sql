@@ -44,37 +44,37 @@ fx_rates as (
 -- Every non-USD price in USD at the latest ECB rate on or before its observation day (weekends and holidays
 -- take the last business day's rate); none when that rate is over a week old.
 currency_days as (
-    select distinct currency, observed_date from current_parse where currency <> 'USD'
+    select distinct currency, price_date from current_parse where currency <> 'USD'
 ),
 
 rate_of_day as (
     select
         currency_days.currency,
-        currency_days.observed_date,
+        currency_days.price_date,
         fx_rates.rate_date,
         fx_rates.usd_per_unit,
         fx_rates.is_synthetic
     from currency_days
     asof left join fx_rates
         on fx_rates.currency = currency_days.currency
-        and currency_days.observed_date >= fx_rates.rate_date
+        and currency_days.price_date >= fx_rates.rate_date
 ),
 
 converted as (
     select
         current_parse.* exclude (price_usd, price_per_gpu_hour_usd, is_synthetic),
         resolved_names.gpu_id,
-        {{ usd_at_fx_rate('current_parse.price', 'current_parse.currency', 'current_parse.observed_date',
+        {{ usd_at_fx_rate('current_parse.price', 'current_parse.currency', 'current_parse.price_date',
                           fx='rate_of_day', as_type='decimal(24, 10)') }}
             as price_usd,
         -- the one USD conversion, USD included (rows loaded before price_per_unit existed have only the USD figure
         -- their load computed)
         case when current_parse.channel = 'cloud' then
-            {{ usd_at_fx_rate('current_parse.price_per_unit', 'current_parse.currency', 'current_parse.observed_date',
+            {{ usd_at_fx_rate('current_parse.price_per_unit', 'current_parse.currency', 'current_parse.price_date',
                               usd_amount='coalesce(current_parse.price_per_unit, current_parse.price_per_gpu_hour_usd)',
                               fx='rate_of_day', as_type='decimal(18, 6)') }}
         end as price_per_gpu_hour_usd,
-        {{ fx_rate_date_used('current_parse.currency', 'current_parse.observed_date', fx='rate_of_day') }} as fx_rate_date,
+        {{ fx_rate_date_used('current_parse.currency', 'current_parse.price_date', fx='rate_of_day') }} as fx_rate_date,
         current_parse.is_synthetic or (current_parse.currency <> 'USD' and coalesce(rate_of_day.is_synthetic, false))
             as is_synthetic
     from current_parse
@@ -83,7 +83,7 @@ converted as (
         and resolved_names.raw_gpu_name = current_parse.raw_gpu_name
     left join rate_of_day
         on rate_of_day.currency = current_parse.currency
-        and rate_of_day.observed_date = current_parse.observed_date
+        and rate_of_day.price_date = current_parse.price_date
 )
 
 select * from converted

@@ -8,12 +8,12 @@ with daily_offers as (
     from {{ ref('int_offers__daily') }}
     where gpu_id is not null
       and price_per_gpu_hour_usd is not null
-      and {{ rebuilt_days_filter('observed_date') }}
+      and {{ rebuilt_days_filter('price_date') }}
 ),
 
 aggregated as (
     select
-        observed_date as price_date,
+        price_date,
         gpu_id,
         channel,
         provider,

@@ -6,14 +6,14 @@
 -- rentals and USD per card for retail.
 with market_offers as (
     select * from {{ ref('int_offers__market_daily') }}
-    where {{ rebuilt_days_filter('observed_date') }}
+    where {{ rebuilt_days_filter('price_date') }}
 ),
 
 aggregated as (
     select
-        observed_date as price_date,
+        price_date,
         gpu_id,
-        market_channel as channel,
+        channel,
         pricing_type,
         price_per,
         cast(min(unit_price_usd) as decimal(18, 6)) as min_price_usd,

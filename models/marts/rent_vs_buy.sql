@@ -7,7 +7,7 @@ with rental as (
 ),
 
 purchase as (
-    select * from {{ ref('int_gpu_purchase_prices_daily') }}
+    select * from {{ ref('int_gpu_prices__purchase_daily') }}
 ),
 
 specs as (

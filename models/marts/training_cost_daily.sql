@@ -34,7 +34,7 @@ gpu_days as (
         purchase.purchase_price_basis,
         coalesce(rental.is_synthetic, false) or coalesce(purchase.is_synthetic, false) as is_synthetic
     from {{ ref('int_gpu_prices__rental_daily') }} as rental
-    full outer join {{ ref('int_gpu_purchase_prices_daily') }} as purchase
+    full outer join {{ ref('int_gpu_prices__purchase_daily') }} as purchase
         using (price_date, gpu_id)
     where {{ rebuilt_days_filter('price_date') }}
 ),

@@ -9,7 +9,7 @@ select
     source,
     status,
     observed_at,
-    cast(timezone('UTC', observed_at) as date) as observed_date,
+    cast(timezone('UTC', observed_at) as date) as price_date,
     started_at,
     finished_at,
     duration_s,

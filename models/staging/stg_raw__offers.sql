@@ -9,7 +9,7 @@ renamed as (
         run_id,
         parser_version,
         observed_at,
-        cast(timezone('UTC', observed_at) as date) as observed_date,
+        cast(timezone('UTC', observed_at) as date) as price_date,
         source,
         channel,
         provider,
