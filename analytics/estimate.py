@@ -115,7 +115,7 @@ _GPU_PRICES = """
         QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1
     ),
     purchase AS (
-        SELECT * FROM intermediate.int_gpu_purchase_prices_daily
+        SELECT * FROM intermediate.int_gpu_prices__purchase_daily
         QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1
     )
     SELECT

@@ -23,34 +23,60 @@ class Setting:
 
 
 SETTINGS = (
-    Setting("GPUPRICES_HOME", "./data", "the data home: warehouse file, landing zone, export, site, reports"),
-    Setting("GPUPRICES_DATABASE", "<home>/gpuprices.duckdb",
-            "what DuckDB opens: the file, or `md:<name>` for MotherDuck (token in `motherduck_token`)"),
-    Setting("GPUPRICES_LOCK_WAIT_S", "120", "how long a writer waits for readers' sessions on the warehouse file"),
-    Setting("GPUPRICES_WATCHLIST", "config/watchlist.toml", "what the retail sources track"),
-    Setting("GPUPRICES_FAULTS", None, "a fault plan (JSON) the offline run's recorded server injects"),
-    Setting("GPUPRICES_SOURCE_DEADLINE_S", "900", "a source's whole fetch must end within this"),
-    Setting("GPUPRICES_SOURCE_RETRIES", "2", "task retries of a source after a transient fetch failure"),
-    Setting("GPUPRICES_SOURCE_RETRY_DELAY_S", "10", "pause before a source's task retry"),
-    Setting("GPUPRICES_HTTP_CONNECT_TIMEOUT_S", "10", "HTTP connect timeout"),
-    Setting("GPUPRICES_HTTP_READ_TIMEOUT_S", "60", "HTTP read timeout (between bytes)"),
-    Setting("GPUPRICES_HTTP_ATTEMPT_TIMEOUT_S", "300", "one request's whole response (headers and body) deadline"),
-    Setting("GPUPRICES_HTTP_MAX_ATTEMPTS", "4", "tries of one request on transient failures"),
-    Setting("GPUPRICES_HTTP_BACKOFF_BASE_S", "1.0", "exponential backoff base (full jitter)"),
-    Setting("GPUPRICES_HTTP_BACKOFF_CAP_S", "30", "longest backoff pause"),
-    Setting("GPUPRICES_HTTP_MAX_RETRY_AFTER_S", "120", "a longer Retry-After is a failure, not a wait"),
-    Setting("GPUPRICES_HTTP_MAX_BODY_BYTES", "25000000", "bodies past this are cut off and never parsed"),
-    Setting("GPUPRICES_ALERTS", "<home>/alerts.toml", "the alert rules file"),
-    Setting("GPUPRICES_ALERT_WEBHOOK_URL", None, "webhook alerts are posted to (a secret: not in the rules file)"),
-    Setting("GPUPRICES_ALERT_EMAIL_TO", None, "alert e-mail recipients, comma-separated"),
-    Setting("GPUPRICES_ALERT_RETRY_PAUSE_S", "1.0", "pause between delivery attempts (grows per attempt)"),
-    Setting("GPUPRICES_SMTP_HOST", None, "SMTP server for e-mail alerts"),
-    Setting("GPUPRICES_SMTP_PORT", "587", "SMTP port"),
-    Setting("GPUPRICES_SMTP_USER", None, "SMTP login"),
-    Setting("GPUPRICES_SMTP_PASSWORD", None, "SMTP password"),
-    Setting("GPUPRICES_SMTP_STARTTLS", "1 when a user is set, else 0", "STARTTLS before login"),
-    Setting("GPUPRICES_SMTP_FROM", "gpuprices@localhost", "the alert e-mails' sender"),
-    Setting("GPUPRICES_PROJECT_DIR", None, "prefect.yaml only: the checkout on each worker of a work pool"),
+    Setting('GPUPRICES_HOME', './data',
+            'the data home: warehouse file, snapshot, landing, export, site, reports, alert rules'),
+    Setting('GPUPRICES_DATABASE', '<home>/gpuprices.duckdb',
+            'what DuckDB opens (loaders, dbt, readers): a file path, or `md:<name>` for MotherDuck; the one database variable'),
+    Setting('GPUPRICES_LOCK_WAIT_S', '120',
+            "seconds a writer waits for other processes' sessions on the warehouse file to end"),
+    Setting('GPUPRICES_WATCHLIST', 'config/watchlist.toml',
+            'the watch list: what the retail sources fetch'),
+    Setting('GPUPRICES_ALERTS', '<home>/alerts.toml',
+            'the alert rules file'),
+    Setting('GPUPRICES_ALERT_WEBHOOK_URL', None,
+            'webhook alerts are posted to (JSON: Slack-style `text` + the whole `event`); or `webhook_url` under `[delivery]` in the rules file'),
+    Setting('GPUPRICES_ALERT_EMAIL_TO', None,
+            'comma-separated alert email recipients; or `email_to` under `[delivery]` in the rules file'),
+    Setting('GPUPRICES_ALERT_RETRY_PAUSE_S', '1.0',
+            'base pause between the 3 tries of an alert delivery (grows each try)'),
+    Setting('GPUPRICES_SMTP_HOST', None,
+            'SMTP server for alert email'),
+    Setting('GPUPRICES_SMTP_PORT', '587',
+            'SMTP port'),
+    Setting('GPUPRICES_SMTP_USER', None,
+            'SMTP login user'),
+    Setting('GPUPRICES_SMTP_PASSWORD', None,
+            'SMTP login password'),
+    Setting('GPUPRICES_SMTP_STARTTLS', '`1` when a user is set, else `0`',
+            '`1` = STARTTLS before login'),
+    Setting('GPUPRICES_SMTP_FROM', 'gpuprices@localhost',
+            'sender address of alert email'),
+    Setting('GPUPRICES_FAULTS', None,
+            "a fault plan (JSON) the offline run's recorded-response server applies ([reliability.md](reliability.md#fault-injection))"),
+    Setting('GPUPRICES_HTTP_CONNECT_TIMEOUT_S', '10',
+            'HTTP connect timeout, seconds'),
+    Setting('GPUPRICES_HTTP_READ_TIMEOUT_S', '60',
+            'HTTP read timeout (between bytes), seconds'),
+    Setting('GPUPRICES_HTTP_ATTEMPT_TIMEOUT_S', '300',
+            'deadline for one request attempt, headers and whole body, seconds'),
+    Setting('GPUPRICES_HTTP_MAX_ATTEMPTS', '4',
+            'tries per request on transient failures (connection errors, timeouts, 429, 5xx)'),
+    Setting('GPUPRICES_HTTP_BACKOFF_BASE_S', '1.0',
+            'base of the exponential backoff (full jitter), seconds'),
+    Setting('GPUPRICES_HTTP_BACKOFF_CAP_S', '30',
+            'longest backoff pause, seconds'),
+    Setting('GPUPRICES_HTTP_MAX_RETRY_AFTER_S', '120',
+            'longest Retry-After honoured; a server asking for more is a failure'),
+    Setting('GPUPRICES_HTTP_MAX_BODY_BYTES', '25000000',
+            'size cap of a response body (AWS offer files set their own)'),
+    Setting('GPUPRICES_SOURCE_DEADLINE_S', '900',
+            "deadline for a source's whole fetch, seconds"),
+    Setting('GPUPRICES_SOURCE_RETRIES', '2',
+            'extra tries of a failed source task (Prefect task retries)'),
+    Setting('GPUPRICES_SOURCE_RETRY_DELAY_S', '10',
+            'pause before a source task retry, seconds'),
+    Setting('GPUPRICES_PROJECT_DIR', None,
+            '`prefect.yaml` only: the checkout on each worker (set when running `prefect deploy`)'),
 )
 _KNOWN = {setting.name for setting in SETTINGS}
 
@@ -92,6 +118,15 @@ def exported(name: str, value: str) -> Iterator[str]:
             os.environ.pop(name, None)
         else:
             os.environ[name] = previous
+
+
+def exported_database(target: str):
+    """GPUPRICES_DATABASE set to `target` for the block: models/profiles.yml reads it (the dbt build)."""
+    return exported("GPUPRICES_DATABASE", target)
+
+
+def lock_wait_s() -> float:
+    return number("GPUPRICES_LOCK_WAIT_S", 120)
 
 
 def use_data_home(home: Path):
@@ -170,7 +205,13 @@ def alert_delivery() -> AlertDelivery:
     )
 
 
+def default(setting: Setting) -> str:
+    if setting.default is None:
+        return "unset"
+    return setting.default if " " in setting.default else f"`{setting.default}`"
+
+
 def markdown_table() -> str:
     lines = ["| variable | default | what it does |", "|---|---|---|"]
-    lines += [f"| `{s.name}` | {s.default or '(unset)'} | {s.doc} |" for s in SETTINGS]
+    lines += [f"| `{s.name}` | {default(s)} | {s.doc} |" for s in SETTINGS]
     return "\n".join(lines)

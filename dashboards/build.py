@@ -220,7 +220,7 @@ def render(data: DashboardData, target: Path) -> list[Path]:
     page("gpus.html", "gpus.html", title="GPUs", gpu_rows=gpu_rows,
          charts={"memory_vs_price": _memory_vs_price_chart(gpu_rows)})
     for gpu in data.gpus:
-        offers_date = gpu.cheapest_offers[0]["observed_date"] if gpu.cheapest_offers else None
+        offers_date = gpu.cheapest_offers[0]["price_date"] if gpu.cheapest_offers else None
         page("gpu.html", f"gpu/{gpu.gpu_id}.html", root="../", title=gpu.name, gpu=gpu,
              any_deal=any(s["is_good_deal"] for s in gpu.signals), series_charts=_series_charts(gpu),
              offers_date=offers_date)

@@ -76,7 +76,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         SELECT purchase.gpu_id, purchase.purchase_price_usd, purchase.purchase_price_basis,
                specs.bf16_dense_tflops / purchase.purchase_price_usd AS bf16_dense_tflops_per_usd,
                specs.memory_gib / purchase.purchase_price_usd AS memory_gb_per_usd, purchase.is_synthetic
-        FROM intermediate.int_gpu_purchase_prices_daily AS purchase
+        FROM intermediate.int_gpu_prices__purchase_daily AS purchase
         JOIN intermediate.int_gpu_specs AS specs USING (gpu_id)
         WHERE purchase.price_date = ? AND specs.bf16_dense_tflops IS NOT NULL
         ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest])
@@ -175,11 +175,11 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection) -> list[GpuPage]:
     rent_vs_buy = {r["gpu_id"]: r for r in _rows(connection, """
         SELECT * FROM marts.rent_vs_buy QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1""")}
     offers = _rows(connection, f"""
-        WITH latest AS (SELECT gpu_id, max(observed_date) AS observed_date
+        WITH latest AS (SELECT gpu_id, max(price_date) AS price_date
                         FROM intermediate.int_offers__market_daily GROUP BY gpu_id)
-        SELECT gpu_id, observed_date, provider, source, market_channel AS channel, pricing_type, region,
+        SELECT gpu_id, price_date, provider, source, channel, pricing_type, region,
                instance_type, title, unit_price_usd, price_per, url, is_synthetic
-        FROM intermediate.int_offers__market_daily JOIN latest USING (gpu_id, observed_date)
+        FROM intermediate.int_offers__market_daily JOIN latest USING (gpu_id, price_date)
         QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY unit_price_usd, provider, region) <= {OFFERS_PER_GPU}
         ORDER BY gpu_id, unit_price_usd""")
     pages = []

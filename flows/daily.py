@@ -246,7 +246,7 @@ async def replay_offline(
     """Every bundled day in order, through the real fetch code against the local recorded-response server."""
     plan = replay_plan(load_recordings(), since, until)
     report = RunReport(observed_at=plan[-1].observed_at)
-    # GPUPRICES_FAULTS: a fault plan (flows/offline.py Fault) to replay bad days: 429s, resets, captchas...
+    # GPUPRICES_FAULTS: a fault plan (scrapers/replay.py Fault) to replay bad days: 429s, resets, captchas...
     faults = load_faults(settings.faults_path()) if settings.faults_path() else None
     with RecordedServer(faults=faults) as server, placeholder_credentials(list(all_sources().values())):
         for number, day in enumerate(plan, start=1):

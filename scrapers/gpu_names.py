@@ -1,4 +1,7 @@
-"""Raw GPU name -> canonical gpu_id, from the alias seed shared with dbt (models/seeds/gpu_aliases.csv).
+"""Raw GPU name -> canonical gpu_id: the one GPU-name resolution. Parsers use it to pick the name they store, the
+estimator and alerts for what users type, and the build applies it to every raw name the warehouse holds
+(meta.gpu_name_matches, which the models join). The aliases are models/seeds/gpu_aliases.csv (also loaded by dbt
+as reference.gpu_aliases, for reading).
 
 A name is matched on a key that ignores case, spaces and punctuation ("A100-80GB" == "a100 80gb"). Aliases may
 be scoped to one provider, because the same short name means different variants on different clouds ("A100" is
@@ -37,7 +40,11 @@ def _aliases() -> dict[tuple[str, str], str]:
     table: dict[tuple[str, str], str] = {}
     with open(ALIASES_CSV, newline="") as handle:
         for row in csv.DictReader(handle):
-            table[(row["scope"], name_key(row["raw_name"]))] = row["gpu_id"]
+            key = (row["scope"], name_key(row["raw_name"]))
+            if table.get(key, row["gpu_id"]) != row["gpu_id"]:
+                raise ValueError(f"{ALIASES_CSV.name}: {row['raw_name']!r} (scope {row['scope']!r}) matches both "
+                                 f"{table[key]} and {row['gpu_id']}")
+            table[key] = row["gpu_id"]
     return table
 
 

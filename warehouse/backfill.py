@@ -13,6 +13,7 @@ expected GPU" does not apply; the row rules (bands, $0, outliers) and the minimu
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import subprocess
 from collections.abc import Iterator
@@ -21,7 +22,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from scrapers.cloud.skypilot import SkyPilotCatalog
-from scrapers.http import RawDocument
+from scrapers.http import HttpClient, RawDocument
+from scrapers.reference.ecb import HISTORY_URL, EcbReferenceRates
 from scrapers.registry import SKYPILOT_EXPECTATIONS
 from warehouse import db
 from warehouse.landing import land, sha256
@@ -98,11 +100,6 @@ def backfill_skypilot(repo: Path, clouds: list[str] | None = None, since: date |
 def backfill_ecb(history_file: Path | None = None) -> IngestRecord:
     """Load the ECB history file (every rate since 1999) as one rates run observed now: from a downloaded
     `eurofxref-hist.zip`, or fetched from the ECB. Rates already held are not counted twice by the models."""
-    import asyncio
-
-    from scrapers.http import HttpClient
-    from scrapers.reference.ecb import HISTORY_URL, EcbReferenceRates
-
     source = EcbReferenceRates(url=HISTORY_URL)
     observed_at = datetime.now(UTC).replace(microsecond=0)
     if history_file is not None:

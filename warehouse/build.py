@@ -11,6 +11,7 @@ import yaml
 
 from config import settings
 from config.settings import PROJECT_ROOT, data_home
+from scrapers.gpu_names import resolve_gpu_id
 from warehouse import db
 from warehouse.paths import database_target
 from warehouse.report import progress, utc_now
@@ -72,6 +73,31 @@ def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = N
     return BuildPlan(False, f"{len(dates)} day(s) changed since the last build", dates, ingested_through)
 
 
+def refresh_gpu_name_matches(connection, days: list[date] | None = None) -> int:
+    """meta.gpu_name_matches: every raw GPU name (offers by provider, quotes) through scrapers/gpu_names.py, the
+    one resolution the models join. All names on a full rebuild (an alias change forces one: the seed is in the
+    models' fingerprint); on an incremental build only names first seen on the rebuilt days are added. Returns the
+    number of names resolved."""
+    connection.execute("""CREATE TABLE IF NOT EXISTS meta.gpu_name_matches (
+        scope VARCHAR NOT NULL, raw_gpu_name VARCHAR NOT NULL, gpu_id VARCHAR, PRIMARY KEY (scope, raw_gpu_name))""")
+    if days is None:
+        connection.execute("DELETE FROM meta.gpu_name_matches")
+        window = "true"
+    elif not days:
+        return 0
+    else:
+        window = (f"observed_at >= timestamptz '{min(days)} 00:00:00+00' "
+                  f"and observed_at < timestamptz '{max(days) + timedelta(days=1)} 00:00:00+00'")
+    names = connection.execute(f"""
+        SELECT DISTINCT provider, raw_gpu_name FROM raw.offers WHERE {window}
+        UNION SELECT DISTINCT 'quotes', raw_gpu_name FROM raw.quotes
+        EXCEPT SELECT scope, raw_gpu_name FROM meta.gpu_name_matches""").fetchall()
+    if names:
+        connection.executemany("INSERT INTO meta.gpu_name_matches VALUES (?, ?, ?)",
+                               [(scope, name, resolve_gpu_id(name, scope)) for scope, name in names])
+    return len(names)
+
+
 def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: bool = False) -> BuildPlan:
     """dbt build: seeds, staging, intermediate, marts, and every data test. Incremental: the day-by-day tables
     rewrite only the days that changed since the last build (plan_build); a full rebuild when asked, on the first
@@ -85,6 +111,7 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
     overrides = dict(variables)
     with db.connect() as connection:  # creates the raw tables, or adds columns an older warehouse lacks
         plan = plan_build(connection, full_refresh, overrides)
+        refresh_gpu_name_matches(connection, None if plan.full_refresh else plan.rebuild_dates)
     started_at = utc_now()
     work = data_home() / "dbt"
     args = [
@@ -105,8 +132,7 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
     if variables:
         args += ["--vars", json.dumps(variables)]
     progress(f"dbt build ({'full' if plan.full_refresh else 'incremental'}: {plan.reason})...")
-    # models/profiles.yml opens env_var('GPUPRICES_DATABASE'): what this process opens, for the build
-    with settings.exported("GPUPRICES_DATABASE", database_target()):
+    with settings.exported_database(database_target()):  # what models/profiles.yml opens
         result = dbtRunner().invoke(args)
     if not result.success:
         raise RuntimeError(f"dbt build failed: {result.exception or 'see ' + str(work / 'logs' / 'dbt.log')}")

@@ -51,11 +51,11 @@ def open_for_reading(path: Path | None = None) -> duckdb.DuckDBPyConnection:
 
 
 def open_for_writing(path: Path | None = None) -> duckdb.DuckDBPyConnection:
-    """The live warehouse read-write, waiting (GPUPRICES_LOCK_WAIT_S, default 120 s) while readers hold it."""
+    """The live warehouse read-write, waiting (config/settings.py lock_wait_s, default 120 s) while readers hold it."""
     if path is None and is_hosted():
         return duckdb.connect(database_target())
     path = path or database_path()
-    deadline = time.monotonic() + settings.number("GPUPRICES_LOCK_WAIT_S", 120)
+    deadline = time.monotonic() + settings.lock_wait_s()
     pause = 0.05
     while True:
         try:

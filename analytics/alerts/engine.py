@@ -85,7 +85,7 @@ select * from series where price_date = $day
 CHEAPEST_OFFER_SQL = """
 select provider, source, title, url, price, currency, unit_price_usd, is_synthetic
 from intermediate.int_offers__market_daily
-where observed_date = $day and gpu_id = $gpu_id and market_channel = $channel and pricing_type = $pricing_type
+where price_date = $day and gpu_id = $gpu_id and channel = $channel and pricing_type = $pricing_type
   and price_per = $price_per
 order by unit_price_usd, provider
 limit 1

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import json
+import zipfile
 from collections import defaultdict
 from datetime import date, timedelta
 from decimal import Decimal
@@ -223,8 +225,6 @@ def _gcp_recording(rows, date, recorded_at, catalog_file) -> dict:
 def ecb_recordings(first_day: str = "2026-04-02", last_day: str = "2026-05-01") -> list[dict]:
     """The ECB daily file of every replay day, rebuilt from the real history file (tests/fixtures/ecb): the row of
     the last business day on or before that day, in the daily file's layout, zipped like eurofxref.zip."""
-    import io
-    import zipfile
     with zipfile.ZipFile(FIXTURES / "ecb" / "eurofxref-hist.zip") as archive:
         rows = list(csv.reader(io.StringIO(archive.read("eurofxref-hist.csv").decode())))
     header, history = rows[0], {row[0]: row for row in rows[1:]}

@@ -6,7 +6,9 @@ import json
 import sys
 from pathlib import Path
 
+from config.settings import markdown_table as settings_table
 from dashboards.build import build as build_site
+from config.settings import markdown_table as settings_table
 from dashboards.build import site_root
 from dashboards.serve import serve
 from flows.cli.common import json_default, print_json_line
@@ -56,6 +58,11 @@ def cmd_sources(args) -> int:
     return 0
 
 
+def cmd_settings(args) -> int:
+    print(settings_table())
+    return 0
+
+
 def cmd_quotes(args) -> int:
     try:
         load_id, count, already = load_quotes(Path(args.file))
@@ -89,6 +96,7 @@ def register(commands) -> None:
 
     commands.add_parser("schema", help="print the warehouse schema (Markdown)").set_defaults(func=cmd_schema)
     commands.add_parser("sources", help="print the source table (Markdown)").set_defaults(func=cmd_sources)
+    commands.add_parser("settings", help="print every GPUPRICES_* setting (Markdown)").set_defaults(func=cmd_settings)
 
     quotes = commands.add_parser("quotes", help="broker and reseller quotes: load a CSV")
     quotes.add_argument("action", choices=["load"])

@@ -20,21 +20,21 @@ current_parse as (
     inner join loaded_parses using (run_id, parser_version)
 ),
 
-aliases as (
-    {{ gpu_alias_keys() }}
-),
-
 raw_names as (
     select distinct provider, raw_gpu_name from current_parse
 ),
 
+-- gpu_id from the one GPU-name resolution (scrapers/gpu_names.py), written to meta.gpu_name_matches for every raw
+-- name before each build: a new alias reaches old rows at the next build, without a re-parse
 resolved_names as (
     select
         raw_names.provider,
         raw_names.raw_gpu_name,
-        coalesce(scoped.gpu_id, global_alias.gpu_id) as gpu_id
+        name_matches.gpu_id
     from raw_names
-    {{ gpu_alias_joins('raw_names.raw_gpu_name', 'raw_names.provider') }}
+    left join {{ source('meta', 'gpu_name_matches') }} as name_matches
+        on name_matches.scope = raw_names.provider
+        and name_matches.raw_gpu_name = raw_names.raw_gpu_name
 ),
 
 fx_rates as (

@@ -1,21 +1,19 @@
 {{ config(schema='marts', materialized='table') }}
 -- Broker and reseller quotes: a dated low-high price range per card, in the quoted currency and in USD at the ECB
 -- rate of the quote date (the last rate on or before it, none when over a week old). The GPU is resolved from the
--- quoted name like any raw name (alias scope `quotes`, then global).
+-- quoted name like any raw name (scrapers/gpu_names.py, alias scope `quotes`, then global).
 with quotes as (
     select * from {{ ref('stg_raw__quotes') }}
-),
-
-aliases as (
-    {{ gpu_alias_keys() }}
 ),
 
 resolved as (
     select
         quotes.*,
-        coalesce(scoped.gpu_id, global_alias.gpu_id) as gpu_id
+        name_matches.gpu_id
     from quotes
-    {{ gpu_alias_joins('quotes.raw_gpu_name', "'quotes'") }}
+    left join {{ source('meta', 'gpu_name_matches') }} as name_matches
+        on name_matches.scope = 'quotes'
+        and name_matches.raw_gpu_name = quotes.raw_gpu_name
 ),
 
 fx_rates as (

@@ -196,7 +196,7 @@ def test_good_deal_rule_follows_the_marts_flag_and_fires_once_per_episode(tmp_pa
         create table marts.buy_signals (price_date date, gpu_id varchar, channel varchar, pricing_type varchar,
             price_per varchar, price_usd decimal(18, 6), is_good_deal boolean, is_synthetic boolean,
             change_vs_previous_7d_median double);
-        create table intermediate.int_offers__market_daily (observed_date date, gpu_id varchar, market_channel varchar,
+        create table intermediate.int_offers__market_daily (price_date date, gpu_id varchar, channel varchar,
             pricing_type varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
             price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean);
         create table intermediate.int_fx_rates__daily (currency varchar, rate_date date, usd_per_unit double);

@@ -69,14 +69,18 @@ def test_parse_command_prints_normalized_offers(warehouse):
         assert field in offers[0]
 
 
-def test_readme_schema_and_source_table_match_the_real_warehouse(warehouse):
-    readme = (ROOT / "README.md").read_text()
-    schema = gpuprices(warehouse, "schema").stdout.strip()
-    sources = gpuprices(warehouse, "sources").stdout.strip()
-    embedded_schema = re.search(r"<!-- schema:start -->\n(.*?)\n<!-- schema:end -->", readme, re.S)
-    embedded_sources = re.search(r"<!-- sources:start -->\n(.*?)\n<!-- sources:end -->", readme, re.S)
-    assert embedded_schema and embedded_schema.group(1).strip() == schema, "README schema drifted: paste `gpuprices schema`"
-    assert embedded_sources and embedded_sources.group(1).strip() == sources, "README sources drifted: paste `gpuprices sources`"
+def generated_block(document: str, name: str) -> str:
+    text = (ROOT / "docs" / document).read_text()
+    found = re.search(rf"<!-- {name}:start -->\n(.*?)\n<!-- {name}:end -->", text, re.S)
+    assert found, f"docs/{document} lost its {name} markers"
+    return found.group(1).strip()
+
+
+def test_generated_docs_match_the_real_warehouse_and_the_code(warehouse):
+    for document, command in (("schema.md", "schema"), ("sources.md", "sources"), ("settings.md", "settings")):
+        generated = gpuprices(warehouse, command).stdout.strip()
+        assert generated_block(document, command) == generated, \
+            f"docs/{document} drifted: paste `gpuprices {command}` between its markers"
 
 
 # -- analytics marts and the estimator, on the same warehouse ----------------------------------------------------------
@@ -175,21 +179,28 @@ def test_estimate_text_is_rounded_and_bad_requests_say_why(warehouse):
         assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
 
 
-def test_every_mart_column_is_documented(warehouse):
+def test_every_model_and_column_is_described_in_the_yaml_beside_it(warehouse):
     import yaml
 
-    documented = {}
-    for path in (ROOT / "models" / "marts").glob("_*.yml"):
-        for model in yaml.safe_load(path.read_text()).get("models", []):
+    documented, described_models = {}, set()
+    for sql in [*(ROOT / "models").glob("*/*.sql"), *(ROOT / "models" / "seeds").glob("*.csv")]:
+        if sql.parent.name in ("macros", "tests"):
+            continue
+        beside = sql.with_suffix(".yml")
+        assert beside.exists(), f"{sql.relative_to(ROOT)} has no YAML beside it"
+        entries = yaml.safe_load(beside.read_text())
+        for model in entries.get("models", []) + entries.get("seeds", []):
+            if model.get("description"):
+                described_models.add(model["name"])
             documented[model["name"]] = {c["name"] for c in model.get("columns", []) if c.get("description")}
     with duckdb.connect(str(warehouse / "gpuprices.duckdb"), read_only=True) as connection:
         columns = connection.execute(
-            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'marts'"
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema IN ('staging', 'intermediate', 'marts', 'reference')"
         ).fetchall()
-    analytics = {"gpu_prices_daily", "price_performance_daily", "training_cost_daily", "inference_cost_daily",
-                 "rent_vs_buy", "buy_signals", "estimate_assumptions"}
-    undocumented = sorted(f"{t}.{c}" for t, c in columns if t in analytics and c not in documented.get(t, set()))
-    assert not undocumented, f"describe these columns in models/marts/_analytics.yml: {undocumented}"
+    assert {t for t, _ in columns} <= described_models
+    undocumented = sorted(f"{t}.{c}" for t, c in columns if c not in documented.get(t, set()))
+    assert not undocumented, f"describe these columns in models/<layer>/<model>.yml: {undocumented}"
 
 
 def test_estimate_resolves_aliases_counts_recomputation_and_takes_a_stated_throughput(warehouse):
@@ -222,13 +233,13 @@ def test_euro_prices_get_usd_at_the_ecb_rate_of_their_day(warehouse):
     rates = sql_rows(warehouse, "select rate_date, count(*) as n from raw.fx_rates group by 1 order by 1")
     assert rates and all(r["n"] >= 29 for r in rates)
     seeweb = sql_rows(warehouse, """
-        select o.observed_date, o.price_per_unit, o.price_per_gpu_hour_usd, o.fx_rate_date, f.usd_per_unit
+        select o.price_date, o.price_per_unit, o.price_per_gpu_hour_usd, o.fx_rate_date, f.usd_per_unit
         from intermediate.int_offers__current o
         join intermediate.int_fx_rates__daily f on f.currency = 'EUR' and f.rate_date = o.fx_rate_date
         where o.source = 'seeweb'""")
     assert seeweb, "Seeweb EUR offers should have a USD figure"
     for row in seeweb:
-        assert row["fx_rate_date"] <= row["observed_date"]
+        assert row["fx_rate_date"] <= row["price_date"]
         expected = float(row["price_per_unit"]) * float(row["usd_per_unit"])
         assert abs(float(row["price_per_gpu_hour_usd"]) - expected) < 1e-5
     # and they reach the market mart
@@ -248,7 +259,7 @@ def test_retail_cards_reach_the_market_marts_new_and_used_in_usd(warehouse):
     # the cheapest new RTX 4090 of the day is the mart's minimum, and street prices replace launch prices
     cheapest = sql_rows(warehouse, """
         select min(unit_price_usd) as low from intermediate.int_offers__market_daily
-        where gpu_id = 'rtx-4090-24gb' and market_channel = 'retail_new' and observed_date = '2026-05-01'""")[0]
+        where gpu_id = 'rtx-4090-24gb' and channel = 'retail_new' and price_date = '2026-05-01'""")[0]
     mart = sql_rows(warehouse, """
         select min_price_usd from marts.gpu_prices_daily where gpu_id = 'rtx-4090-24gb' and channel = 'retail_new'
         and price_date = '2026-05-01'""")[0]
@@ -260,14 +271,14 @@ def test_retail_cards_reach_the_market_marts_new_and_used_in_usd(warehouse):
 
 def test_cny_and_eur_card_prices_are_converted_at_their_days_rate(warehouse):
     rows = sql_rows(warehouse, """
-        select m.source, m.currency, m.observed_date, m.price_per_unit, m.fx_rate_date, m.unit_price_usd,
+        select m.source, m.currency, m.price_date, m.price_per_unit, m.fx_rate_date, m.unit_price_usd,
                f.usd_per_unit
         from intermediate.int_offers__market_daily m
         join intermediate.int_fx_rates__daily f on f.currency = m.currency and f.rate_date = m.fx_rate_date
         where m.source in ('jd', 'shops')""")
     assert {r["currency"] for r in rows} == {"CNY", "EUR"}
     for row in rows:
-        assert row["fx_rate_date"] <= row["observed_date"]
+        assert row["fx_rate_date"] <= row["price_date"]
         assert float(row["unit_price_usd"]) == pytest.approx(float(row["price_per_unit"]) * float(row["usd_per_unit"]))
 
 
