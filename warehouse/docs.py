@@ -1,5 +1,5 @@
 """Documentation generated from the real thing: the warehouse schema (from DuckDB's catalog) and the source
-table (from the source registry). The README embeds both; tests fail when they drift."""
+table (from the source registry). docs/schema.md and docs/sources.md embed both; a test fails when they drift."""
 
 from __future__ import annotations
 

@@ -207,11 +207,11 @@ def evaluate(days: list[date], rules: list[Rule] | None = None) -> list[dict]:
     """Evaluate the rules on each day in order (the days a run observed), in one transaction."""
     if rules is None:
         rules, _ = load_config()
-    if not rules or not days:
-        return []
     events = []
     with db.connect() as connection:
-        ensure_schema(connection)
+        ensure_schema(connection)  # the alerts tables exist from the first run on, rules or not
+        if not rules or not days:
+            return []
         gpu_ids = resolve_rules(connection, rules)
         connection.execute("begin")
         try:

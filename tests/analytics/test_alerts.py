@@ -15,6 +15,8 @@ import pytest
 
 from conftest import gpuprices
 
+pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
+
 
 class Receiver:
     """A webhook receiver on 127.0.0.1 that keeps every JSON body it is sent."""

@@ -15,6 +15,8 @@ from dashboards import data as dashboard_data
 from dashboards.build import build
 from dashboards.serve import server
 
+pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
+
 HOSTILE_TITLE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 
 

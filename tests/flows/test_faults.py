@@ -17,6 +17,8 @@ import pytest
 
 from conftest import FIXTURES as FIXTURES_ROOT, ROOT
 
+pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
+
 FIXTURES = FIXTURES_ROOT / "faults"
 DAY = "2026-05-01"
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 
 from flows.daily import collect_all
 from scrapers.replay import RecordedServer, load_recordings, replay_plan
 from warehouse import db
+
+pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 
 
 def test_a_failing_source_is_recorded_and_the_others_load(home):

@@ -14,6 +14,8 @@ from conftest import SINCE, gpuprices, row_counts
 
 from conftest import ROOT  # noqa: E402
 
+pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
+
 
 def test_mart_has_real_prices_per_gpu_hour_from_both_sources(warehouse):
     result = gpuprices(warehouse, "sql", "--json", "select * from marts.gpu_prices_by_source_daily")
@@ -29,6 +31,16 @@ def test_mart_has_real_prices_per_gpu_hour_from_both_sources(warehouse):
     assert lambda_h100 and all(float(r["min_price_per_gpu_hour_usd"]) > 1 for r in lambda_h100)
     # a reserved or hourly price read wrong would be off by 100x+; every figure sits in a sane band
     assert all(0.02 <= float(r["min_price_per_gpu_hour_usd"]) <= 40 for r in rows)
+
+
+def test_the_run_report_times_every_stage_and_every_source(warehouse):
+    report = json.loads(sorted((warehouse / "reports").glob("run-*.json"))[0].read_text())
+    assert {"collect", "build", "export", "dashboard", "snapshot"} <= set(report["stage_seconds"])
+    assert set(report["source_stage_seconds"]) == {"fetch", "parse", "normalize", "check", "load"}
+    loaded = [s for s in report["sources"] if s["status"] == "loaded"]
+    assert loaded and all(set(s["stage_seconds"]) == {"fetch", "parse", "normalize", "check", "load"} for s in loaded)
+    # each source's stages fit inside the run's collect stage (sources overlap, so their sum may not)
+    assert all(sum(s["stage_seconds"].values()) <= report["stage_seconds"]["collect"] for s in loaded)
 
 
 def test_running_it_again_changes_no_row_count(warehouse):

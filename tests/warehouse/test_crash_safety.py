@@ -20,6 +20,8 @@ import pytest
 
 from conftest import ROOT, gpuprices, row_counts
 
+pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
+
 HOLD_LOAD = Path(__file__).with_name("hold_load.py")  # the CLI with every load held before its commit
 DAY = "2026-04-20"  # a bundled day the session warehouse (from 2026-04-28) has not loaded
 SOURCES = "ecb-fx,gcp,skypilot-lambda,vast"

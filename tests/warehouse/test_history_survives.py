@@ -23,6 +23,8 @@ from scrapers.registry import all_sources
 from warehouse import db
 
 from conftest import FIXTURES  # noqa: E402
+
+pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 DAYS = 60
 SOURCES = ("lambda", "vast", "skypilot-lambda", "amazon")  # JSON APIs, a catalog CSV, a retail page
 # A real payload of another source stands in for a changed API layout; a real page of another shop for a changed
