@@ -1,8 +1,14 @@
 from __future__ import annotations
 
 import os
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import time
+import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,8 +46,48 @@ def home(tmp_path, monkeypatch) -> Path:
     return tmp_path / "home"
 
 
+_PREFECT_SERVER: dict = {}
+
+
+def prefect_api() -> str:
+    """One Prefect API server for the whole test session, started on first need: every `gpuprices run` subprocess
+    talks to it (PREFECT_API_URL) instead of starting a temporary server of its own (~13 s each). Like the offline
+    replay's temporary server, it keeps flow runs but not task-run events. Stopped at the end of the session."""
+    if "url" not in _PREFECT_SERVER:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        prefect_home = Path(tempfile.mkdtemp(prefix="gpuprices-prefect-"))
+        env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+               "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",
+               "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false"}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port),
+             "--no-ui", "--no-scheduler", "--no-late-runs", "--analytics-off"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}/api"
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError("the test session's Prefect server did not start")
+            time.sleep(0.3)
+        _PREFECT_SERVER.update(url=url, process=process, home=prefect_home)
+        os.environ["PREFECT_API_URL"] = url
+    return _PREFECT_SERVER["url"]
+
+
 def gpuprices(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """The real CLI in a subprocess, on the given data home."""
+    """The real CLI in a subprocess, on the given data home (flows against the session's Prefect server)."""
+    if args and args[0] == "run":
+        prefect_api()
     env = {**os.environ, "GPUPRICES_HOME": str(home)}
     result = subprocess.run(
         [sys.executable, "-m", "flows.cli", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
@@ -69,9 +115,13 @@ def warehouse(tmp_path_factory) -> Path:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Stop Prefect's temporary API server while pytest's output streams are still open: left to the interpreter's
-    exit, its 'Stopping temporary server' log line is written to a closed stream (a logging error on every run)."""
+    """Stop the Prefect servers while pytest's output streams are still open: left to the interpreter's exit, a
+    temporary server's 'Stopping temporary server' log line is written to a closed stream (a logging error)."""
     server_module = sys.modules.get("prefect.server.api.server")
     if server_module is not None:
         for server in list(server_module.SubprocessASGIServer._instances.values()):
             server.stop()
+    if "process" in _PREFECT_SERVER:
+        os.killpg(_PREFECT_SERVER["process"].pid, signal.SIGTERM)
+        _PREFECT_SERVER["process"].wait(timeout=30)
+        shutil.rmtree(_PREFECT_SERVER["home"], ignore_errors=True)

@@ -6,13 +6,12 @@ Micro Center RTX 4090 price falls 1%/day for 9 days, rises 1.1%/day for 10, then
 from __future__ import annotations
 
 import json
-from datetime import date
 import socket
 import threading
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from conftest import gpuprices
 
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from conftest import FIXTURES as FIXTURES_ROOT, ROOT
+from conftest import FIXTURES as FIXTURES_ROOT
+from conftest import ROOT, prefect_api
 
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 
@@ -58,6 +58,7 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def bad_day(tmp_path_factory):
     home = tmp_path_factory.mktemp("bad-day")
+    prefect_api()
     env = {**os.environ, **FAULT_ENV, "GPUPRICES_HOME": str(home), "GPUPRICES_FAULTS": str(FIXTURES / "plan.json")}
     started = time.monotonic()
     result = subprocess.run(

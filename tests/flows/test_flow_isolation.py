@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 import asyncio
+
+import pytest
 
 from flows.daily import collect_all
 from scrapers.replay import RecordedServer, load_recordings, replay_plan

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from conftest import SINCE, gpuprices, row_counts
-
-from conftest import ROOT  # noqa: E402
+from conftest import (
+    ROOT,  # noqa: E402
+    SINCE,
+    gpuprices,
+    row_counts,
+)
 
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 

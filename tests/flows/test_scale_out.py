@@ -6,11 +6,10 @@ from __future__ import annotations
 import importlib
 
 import yaml
+from conftest import ROOT  # noqa: E402
 
 from flows.scale_out import concurrency_limits, host_tags, shard_sources
 from scrapers.registry import all_sources
-
-from conftest import ROOT  # noqa: E402
 
 
 def test_shards_cover_every_source_once_and_keep_a_host_in_one_shard():

@@ -8,11 +8,10 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-
 from conftest import FIXTURES, document, raw_document
+
 from scrapers.cloud.aws import AwsEc2
 from scrapers.cloud.cudo import CudoCompute
-from scrapers.errors import ParseError
 from scrapers.cloud.gcp import GoogleCloud
 from scrapers.cloud.jarvislabs import Jarvislabs
 from scrapers.cloud.lambda_cloud import LambdaCloud
@@ -23,6 +22,7 @@ from scrapers.cloud.tensordock import TensorDock
 from scrapers.cloud.vast import VastMarketplace
 from scrapers.cloud.verda import Verda
 from scrapers.cloud.vultr import Vultr
+from scrapers.errors import ParseError
 from warehouse.normalize import price_per_unit
 
 

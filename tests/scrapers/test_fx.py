@@ -7,10 +7,9 @@ import zipfile
 from datetime import date
 from decimal import Decimal
 
-import pytest
-
-from conftest import FIXTURES, raw_document
 import polars as pl
+import pytest
+from conftest import FIXTURES, raw_document
 
 from scrapers.base import Expectations
 from scrapers.reference.ecb import EcbReferenceRates

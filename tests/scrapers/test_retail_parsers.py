@@ -3,19 +3,24 @@ with the site's currency, blocked pages, listing classification, structured prod
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import csv
 import json
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, RECORDINGS, raw_document
+
 from scrapers.errors import BlockedError, ParseError
 from scrapers.retail.jd import JdStock
 from scrapers.retail.newegg import NeweggProducts
-from scrapers.retail.pages import classify_listing, parse_price, parse_range, raise_if_blocked, structured_offers
+from scrapers.retail.pages import (
+    classify_listing,
+    parse_price,
+    parse_range,
+    raise_if_blocked,
+    structured_offers,
+)
 
 RETAIL = FIXTURES / "retail"
 
@@ -310,8 +315,8 @@ def test_bestbuy_current_layout_doubled_price_text_and_product_pages():
 
 
 def test_bestbuy_api_sale_and_regular_prices_and_its_key(monkeypatch):
-    from scrapers.retail.bestbuy import BestBuyApi
     from scrapers.errors import MissingCredentials
+    from scrapers.retail.bestbuy import BestBuyApi
 
     body = (RETAIL / "bestbuy" / "bestbuy_api_v1_products_search_SUSPECT_handwritten.json").read_bytes()
     offers = {o.offer_id: o for o in BestBuyApi(queries=[]).parse([raw_document(body)])}
@@ -386,8 +391,8 @@ def test_ebay_legacy_layout_on_ebay_de_is_euro_with_conditions_and_no_ghost():
 
 
 def test_ebay_browse_api_keeps_the_sellers_currency_and_keys_condition_on_the_id(monkeypatch):
-    from scrapers.retail.ebay import EbayBrowseApi
     from scrapers.errors import MissingCredentials
+    from scrapers.retail.ebay import EbayBrowseApi
 
     by_price = (RETAIL / "ebay" / "browse_api_item_summary_search_iphone_sort_price_100.DERIVED.json").read_bytes()
     offers = EbayBrowseApi(queries=[]).parse([raw_document(by_price, "https://api.ebay.com/buy/browse/v1/x")])

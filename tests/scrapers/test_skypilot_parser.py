@@ -9,10 +9,10 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from conftest import RECORDINGS, document, raw_document
 
 from scrapers.errors import ParseError
 from scrapers.registry import all_sources
-from conftest import RECORDINGS, document, raw_document
 
 SOURCES = all_sources()
 

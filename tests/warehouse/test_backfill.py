@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 
 import duckdb
 import pytest
-
 from conftest import FIXTURES, RECORDINGS
+
 from flows.cli.main import main
 from warehouse.paths import database_path
 

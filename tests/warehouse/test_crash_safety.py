@@ -17,8 +17,7 @@ import duckdb
 import polars as pl
 import pyarrow.dataset
 import pytest
-
-from conftest import ROOT, gpuprices, row_counts
+from conftest import ROOT, gpuprices, prefect_api, row_counts
 
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 
@@ -51,6 +50,7 @@ def killed_then_rerun(warehouse, tmp_path_factory) -> dict:
     shutil.copytree(warehouse, home, symlinks=True)
     seen = {"home": home, "before": row_counts(home)}
     held = tmp_path / "held-run-id"
+    prefect_api()
     writer = subprocess.Popen(
         [sys.executable, str(HOLD_LOAD), str(held), "run", "--offline", "--since", DAY, "--until", DAY,
          "--sources", SOURCES, "--no-build"],

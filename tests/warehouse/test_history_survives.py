@@ -12,17 +12,28 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from conftest import FIXTURES  # noqa: E402
 
-from warehouse.pipeline import fetch_and_land, ingest, ingest_landed_runs, record_failure
-from warehouse.report import utc_now
-from flows.daily import OFFLINE_HTTP
-from scrapers.replay import Fault, RecordedServer, load_recordings, placeholder_credentials, replay_plan, rewrite_to
 from scrapers.errors import SourceError
 from scrapers.http import HttpClient, HttpSettings
 from scrapers.registry import all_sources
+from scrapers.replay import (
+    OFFLINE_HTTP,
+    Fault,
+    RecordedServer,
+    load_recordings,
+    placeholder_credentials,
+    replay_plan,
+    rewrite_to,
+)
 from warehouse import db
-
-from conftest import FIXTURES  # noqa: E402
+from warehouse.pipeline import (
+    fetch_and_land,
+    ingest,
+    ingest_landed_runs,
+    record_failure,
+)
+from warehouse.report import utc_now
 
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 DAYS = 60

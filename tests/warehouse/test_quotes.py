@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import duckdb
 import pytest
-
 from conftest import FIXTURES
+
 from warehouse.quotes import QuoteFileError, load_quotes, read_quotes
 
 EXAMPLE = FIXTURES / "quotes" / "example_quotes.csv"

@@ -10,16 +10,21 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-
-from warehouse.pipeline import fetch_and_land, ingest, ingest_landed_runs, record_failure
-from scrapers.cloud.azure import AzureRetailPrices
-from scrapers.base import Expectations, Offer
-from scrapers.registry import all_sources
 from conftest import document
+
+from scrapers.base import Expectations, Offer
+from scrapers.cloud.azure import AzureRetailPrices
+from scrapers.registry import all_sources
 from warehouse import db, load
 from warehouse.integrity import check
 from warehouse.landing import land, read_landed
 from warehouse.normalize import normalize, price_per_unit
+from warehouse.pipeline import (
+    fetch_and_land,
+    ingest,
+    ingest_landed_runs,
+    record_failure,
+)
 
 OBSERVED = datetime(2026, 4, 2, 23, 0, tzinfo=UTC)
 
