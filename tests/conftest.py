@@ -117,6 +117,10 @@ def warehouse(tmp_path_factory) -> Path:
 def pytest_sessionfinish(session, exitstatus):
     """Stop the Prefect servers while pytest's output streams are still open: left to the interpreter's exit, a
     temporary server's 'Stopping temporary server' log line is written to a closed stream (a logging error)."""
+    # in-process flows' logs and events go to the API in the background: send them while it is up
+    for module, worker in (("prefect.logging.handlers", "APILogWorker"), ("prefect.events.worker", "EventsWorker")):
+        if module in sys.modules:
+            getattr(sys.modules[module], worker).drain_all(timeout=30)
     server_module = sys.modules.get("prefect.server.api.server")
     if server_module is not None:
         for server in list(server_module.SubprocessASGIServer._instances.values()):

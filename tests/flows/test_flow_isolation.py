@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from conftest import prefect_api
+from prefect import flow
+from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from flows.daily import collect_all
 from scrapers.replay import RecordedServer, load_recordings, replay_plan
@@ -16,12 +19,15 @@ pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `p
 def test_a_failing_source_is_recorded_and_the_others_load(home):
     day = next(d for d in replay_plan(load_recordings()) if "skypilot-vast" in d.sources)
     routes = {route: file for route, file in day.routes.items() if "vast" not in file}  # vast now 404s
-    with RecordedServer() as server:
+
+    @flow(name="isolation-test")
+    async def one_day(base_url: str):  # the real tasks, inside a flow as the daily flows run them
+        return await collect_all(["skypilot-vast", "skypilot-lambda"], day.observed_at, "test", day.data_origins,
+                                 day.overrides, base_url)
+
+    with RecordedServer() as server, temporary_settings({PREFECT_API_URL: prefect_api()}):
         server.routes = routes
-        records = asyncio.run(
-            collect_all(["skypilot-vast", "skypilot-lambda"], day.observed_at, "test", day.data_origins,
-                        day.overrides, server.base_url)
-        )
+        records = asyncio.run(one_day(server.base_url))
     statuses = {r.source: r.status for r in records}
     assert statuses == {"skypilot-vast": "failed", "skypilot-lambda": "loaded"}
     with db.connect() as connection:

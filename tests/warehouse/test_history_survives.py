@@ -100,6 +100,11 @@ def _run_sixty_days() -> list[dict]:
         server.faults = [fault for source in SOURCES for route in routes_by_source[source][:1]
                          if (fault := bad_day_fault(rng, source, route))]
         statuses = {}
+        # as the offline replay runs a day: one writer connection for the day's loads
+        with db.writer_session():
+            return await collect_day(observed_at, server, statuses)
+
+    async def collect_day(observed_at, server: RecordedServer, statuses: dict) -> dict:
         async with HttpClient(settings, rewrite=rewrite_to(server.base_url)) as client:
             for source_id in SOURCES:
                 source = all_sources({source_id: template_day.overrides.get(source_id) or {}})[source_id]
