@@ -115,7 +115,7 @@ def land(source: str, observed_at: datetime, documents: list[RawDocument], data_
             shutil.rmtree(stale, ignore_errors=True)
     temporary.mkdir(parents=True)
     for document, name in zip(documents, files, strict=True):
-        (temporary / name).write_bytes(gzip.compress(document.body, compresslevel=6, mtime=0))  # 9 costs 2x for ~2%
+        (temporary / name).write_bytes(gzip.compress(document.body, compresslevel=1, mtime=0))  # level 9 costs ~5x for ~15% smaller files
     (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2))
     try:
         temporary.rename(directory)
