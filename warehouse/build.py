@@ -17,6 +17,8 @@ from warehouse.paths import database_target
 from warehouse.report import progress, utc_now
 
 MODELS_DIR = PROJECT_ROOT / "models"
+# Models renamed or removed: an older warehouse would keep serving their last build, stale, to anyone who queries them.
+RETIRED_MODELS = ("intermediate.int_gpu_purchase_prices_daily",)
 
 
 # Past this many changed days an incremental build is no cheaper than a full one (an ECB history backfill, a
@@ -112,6 +114,8 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
     with db.connect() as connection:  # creates the raw tables, or adds columns an older warehouse lacks
         plan = plan_build(connection, full_refresh, overrides)
         refresh_gpu_name_matches(connection, None if plan.full_refresh else plan.rebuild_dates)
+        for relation in RETIRED_MODELS:
+            connection.execute(f"DROP TABLE IF EXISTS {relation}")
     started_at = utc_now()
     work = data_home() / "dbt"
     args = [

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
 
+import duckdb
 import pytest
 from conftest import document
 
@@ -187,3 +188,52 @@ def test_a_source_without_its_api_key_is_skipped_with_a_clear_message(home, monk
         asyncio.run(fetch_and_land(KeyedSource(), client=None, observed_at=OBSERVED))
     record = record_failure("keyed", 1, OBSERVED, raised.value, OBSERVED, "test")
     assert record.status == "skipped" and counts()["ingest_runs"] == 1 and counts()["offers"] == 0
+
+
+def test_an_older_warehouse_gets_the_new_column_names_and_keeps_its_values(tmp_path):
+    from warehouse.schema import RAW_TABLES, RENAMED_COLUMNS, create_raw_schema
+
+    connection = duckdb.connect(str(tmp_path / "older.duckdb"))
+    connection.execute("CREATE SCHEMA raw")
+    for table in ("raw.offers", "raw.ingest_runs"):  # as an older version created them
+        columns = RAW_TABLES[table]
+        for renamed_table, old, new in RENAMED_COLUMNS:
+            if renamed_table == table:
+                columns = columns.replace(f"{new} ", f"{old} ", 1)
+        connection.execute(f"CREATE TABLE {table} ({columns})")
+    connection.execute("INSERT INTO raw.ingest_runs (run_id, parser_version, source, status, observed_at, started_at, "
+                       "finished_at, duration_s, documents_fetched, bytes_fetched, offers_parsed, offers_loaded, "
+                       "offers_rejected, is_synthetic, trigger) VALUES ('r', 1, 's', 'loaded', now(), now(), now(), "
+                       "0, 1, 1, 7, 6, 1, false, 'daily')")
+    create_raw_schema(connection)
+    create_raw_schema(connection)  # again: nothing left to rename
+    assert connection.execute("SELECT rows_parsed, rows_loaded, rows_rejected FROM raw.ingest_runs").fetchall() == [
+        (7, 6, 1)]
+    offer_columns = [row[0] for row in connection.execute("DESCRIBE raw.offers").fetchall()]
+    assert "includes_host_vm" in offer_columns and "bundled" not in offer_columns
+
+
+def test_every_raw_gpu_name_is_resolved_once_by_the_one_resolver_before_a_build(home):
+    from scrapers.gpu_names import resolve_gpu_id
+    from warehouse.build import refresh_gpu_name_matches
+
+    def offer_row(provider, name, day):
+        return (f"r-{provider}-{day}", 1, f"2026-04-{day:02d} 12:00:00+00", provider, "cloud", provider, name, name,
+                "on_demand", 1, "USD", "gpu_hour", "selling", True, "ref", False)
+
+    insert = ("INSERT INTO raw.offers (run_id, parser_version, observed_at, source, channel, provider, offer_id, "
+              "raw_gpu_name, pricing_type, price, currency, price_unit, price_role, includes_host_vm, landing_ref, "
+              "is_synthetic) VALUES (?, ?, ?::TIMESTAMPTZ, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    with db.connect() as connection:
+        connection.executemany(insert, [offer_row("gcp", "A100", 2), offer_row("vast", "A100", 2),
+                                        offer_row("vast", "Mystery GPU", 2)])
+        assert refresh_gpu_name_matches(connection) == 3  # a full build: every name
+        matches = {(s, n): g for s, n, g in connection.execute("SELECT * FROM meta.gpu_name_matches").fetchall()}
+        # the provider scope first, then a global alias: the same name, two GPUs, as the parsers resolve them
+        assert matches == {(s, n): resolve_gpu_id(n, s) for s, n in matches}
+        assert matches[("gcp", "A100")] != matches[("vast", "A100")] and matches[("vast", "Mystery GPU")] is None
+        connection.executemany(insert, [offer_row("gcp", "T4", 3), offer_row("gcp", "A100", 3)])
+        # an incremental build of day 3 adds the one name it has not seen; a day with no offers adds nothing
+        assert refresh_gpu_name_matches(connection, [datetime(2026, 4, 3).date()]) == 1
+        assert refresh_gpu_name_matches(connection, [datetime(2026, 4, 9).date()]) == 0
+        assert connection.execute("SELECT gpu_id FROM meta.gpu_name_matches WHERE raw_gpu_name = 'T4'").fetchone()[0]
