@@ -26,7 +26,7 @@ from analytics.alerts.engine import evaluate  # noqa: E402
 from analytics.alerts.rules import load_config  # noqa: E402
 from config import settings  # noqa: E402
 from dashboards.build import build as build_site  # noqa: E402
-from dashboards.build import site_root
+from dashboards.build import site_root  # noqa: E402
 from dashboards.data import load as load_dashboard_data  # noqa: E402
 from flows.scale_out import host_tags, shard_sources  # noqa: E402
 from scrapers.errors import FetchError, SourceError  # noqa: E402

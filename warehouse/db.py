@@ -71,7 +71,22 @@ _SCHEMA_READY: set[tuple[str, int]] = set()  # (file, inode) this process has cr
 
 
 _held: dict[str, duckdb.DuckDBPyConnection] = {}  # database target -> the connection a writer session holds
-_held_lock = threading.RLock()
+# One writer at a time in this process: the flows ingest on worker threads, and DuckDB has one writer per file anyway.
+_write_lock = threading.RLock()
+
+
+def _open_writer() -> duckdb.DuckDBPyConnection:
+    connection = open_for_writing()
+    try:
+        # once per process and file: a run opens the warehouse a few times per source
+        key = (database_target(), 0 if is_hosted() else database_path().stat().st_ino)
+        if key not in _SCHEMA_READY:
+            create_raw_schema(connection)
+            _SCHEMA_READY.add(key)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
 
 
 @contextlib.contextmanager
@@ -83,32 +98,36 @@ def writer_session() -> Iterator[None]:
     if target in _held:
         yield
         return
-    with connect() as connection:
-        _held[target] = connection
-        try:
-            yield
-        finally:
-            del _held[target]
+    with _write_lock:
+        _held[target] = _open_writer()
+    try:
+        yield
+    finally:
+        with _write_lock:
+            _held.pop(target).close()
 
 
 @contextlib.contextmanager
 def connect(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-    held = None if read_only else _held.get(database_target())
-    if held is not None:
-        with _held_lock:  # one user at a time (tasks may run on other threads)
-            yield held
+    """A connection for one block of work: read-only (the snapshot while a run writes), or read-write (the
+    process's writers take turns; inside a writer_session, its connection)."""
+    if read_only:
+        connection = open_for_reading()
+        try:
+            yield connection
+        finally:
+            connection.close()
         return
-    connection = open_for_reading() if read_only else open_for_writing()
-    try:
-        if not read_only:
-            # once per process and file: a run opens the warehouse a few times per source
-            key = (database_target(), 0 if is_hosted() else database_path().stat().st_ino)
-            if key not in _SCHEMA_READY:
-                create_raw_schema(connection)
-                _SCHEMA_READY.add(key)
-        yield connection
-    finally:
-        connection.close()
+    with _write_lock:
+        held = _held.get(database_target())
+        if held is not None:
+            yield held
+            return
+        connection = _open_writer()
+        try:
+            yield connection
+        finally:
+            connection.close()
 
 
 def publish_snapshot() -> Path | None:
