@@ -1,7 +1,7 @@
 """`gpuprices bench build`: build times and dashboard query latency at 1 month, 1 year and 3 years of history.
 
 For each history length H, a warehouse of its own (under --root) gets H - increments days of synthetic history
-(warehouse/synthetic_history.py: every bundled source, ~10k marketplace offers per snapshot), a full dbt build
+(dev/synthetic_history.py: every bundled source, ~10k marketplace offers per snapshot), a full dbt build
 (timed: the full rebuild), then `increments` more days, each loaded and followed by the daily incremental build
 (timed; the median is reported). On the longest history, every query the dashboard build runs is timed `query_runs`
 times (p50 / p95). Targets on the 2-core reference machine: incremental at 3 years <= 1.5x incremental at 1 month,

@@ -267,7 +267,7 @@ def test_aws_gpu_instance_without_gpu_count_is_a_parse_error():
 
 
 def _recorded_documents():
-    """Each direct source's bundled recordings (flows/recorded), as the documents its fetch would receive."""
+    """Each direct source's bundled recordings (recordings/), as the documents its fetch would receive."""
     from scrapers.replay import BUNDLE_DIR, load_recordings
 
     for recording in load_recordings():
