@@ -45,7 +45,12 @@ from warehouse import db  # noqa: E402
 from warehouse.build import build as dbt_build  # noqa: E402
 from warehouse.export import export_marts  # noqa: E402
 from warehouse.load import IngestRecord  # noqa: E402
-from warehouse.pipeline import fetch_and_land, ingest, record_failure, records_observed_at  # noqa: E402
+from warehouse.pipeline import (  # noqa: E402
+    fetch_and_land,
+    ingest,
+    record_failure,
+    records_observed_at,
+)
 from warehouse.report import RunReport, progress, utc_now  # noqa: E402
 
 # A source's whole fetch (every page, every retry inside the HTTP client) must end within this; past it the source

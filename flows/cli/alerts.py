@@ -9,7 +9,14 @@ import duckdb
 
 from analytics.alerts.delivery import deliver
 from analytics.alerts.engine import evaluate, fired_events, gpu_of, latest_price_date
-from analytics.alerts.rules import Rule, RuleError, add_rule, load_config, remove_rule, rules_path
+from analytics.alerts.rules import (
+    Rule,
+    RuleError,
+    add_rule,
+    load_config,
+    remove_rule,
+    rules_path,
+)
 
 
 def cmd_alerts(args) -> int:

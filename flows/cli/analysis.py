@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 import sys
 
-from analytics.estimate import EstimateError, EstimateRequest, estimate, format_rows, model_for
+from analytics.estimate import (
+    EstimateError,
+    EstimateRequest,
+    estimate,
+    format_rows,
+    model_for,
+)
 from flows.cli.common import json_default
 
 

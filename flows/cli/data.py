@@ -6,12 +6,13 @@ import json
 import sys
 from pathlib import Path
 
+import duckdb
+
 from config.settings import markdown_table as settings_table
 from dashboards.build import build as build_site
-from config.settings import markdown_table as settings_table
 from dashboards.build import site_root
 from dashboards.serve import serve
-from flows.cli.common import json_default, print_json_line
+from flows.cli.common import json_default, one_line, print_json_line
 from warehouse import db
 from warehouse.build import build as dbt_build
 from warehouse.docs import schema_markdown, sources_markdown
@@ -21,9 +22,17 @@ from warehouse.status import render, status
 
 def cmd_sql(args) -> int:
     with db.connect(read_only=True) as connection:
-        result = connection.execute(args.query)
-        columns = [c[0] for c in result.description]
-        rows = result.fetchall()
+        if not args.allow_files:
+            # read-only means the warehouse only: no COPY TO a path, no read_text('/etc/...'), and no SET to undo it
+            connection.execute("SET enable_external_access = false")
+            connection.execute("SET lock_configuration = true")
+        try:
+            result = connection.execute(args.query)
+            columns = [c[0] for c in result.description] if result.description else []
+            rows = result.fetchall() if columns else []
+        except duckdb.Error as error:
+            print(f"gpuprices sql: {one_line(error)}", file=sys.stderr)
+            return 1
     if args.json:
         for row in rows:
             print_json_line(dict(zip(columns, row, strict=True)))
@@ -88,6 +97,8 @@ def register(commands) -> None:
     sql = commands.add_parser("sql", help="run a read-only SQL query on the warehouse")
     sql.add_argument("query")
     sql.add_argument("--json", action="store_true", help="print JSON lines")
+    sql.add_argument("--allow-files", action="store_true",
+                     help="let the query read and write files (read_csv, COPY TO...); off by default")
     sql.set_defaults(func=cmd_sql)
 
     status_command = commands.add_parser("status", help="last run and freshness per source, quarantine, unmatched GPU names")

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from flows.cli import alerts, analysis, data, pipeline, tools
+from flows.cli.common import UsageError, one_line
 
 GROUPS = (pipeline, data, analysis, alerts, tools)
 
@@ -22,8 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except FileNotFoundError as error:
-        print(f"gpuprices: {error}", file=sys.stderr)
+    except (FileNotFoundError, UsageError) as error:
+        print(f"gpuprices: {one_line(error)}", file=sys.stderr)
         return 2
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from flows.cli.common import print_json_line, source_list
+from flows.cli.common import UsageError, one_line, print_json_line, source_list
 from flows.scale_out import apply_limits, concurrency_limits
 from scrapers.errors import SourceError
 from scrapers.http import HttpClient
@@ -22,7 +22,11 @@ from warehouse.report import progress
 
 
 def cmd_run(args) -> int:
-    from flows.daily import daily, lighten_ephemeral_server, replay_offline  # Prefect: seconds to import
+    from flows.daily import (  # Prefect: seconds to import
+        daily,
+        lighten_ephemeral_server,
+        replay_offline,
+    )
 
     sources = source_list(args.sources)
     build, export = not args.no_build, not args.no_build and not args.no_export
@@ -80,8 +84,14 @@ def cmd_load(args) -> int:
 def cmd_parse(args) -> int:
     sources = all_sources()
     if args.source not in sources:
-        raise SystemExit(f"unknown source {args.source}; known: {', '.join(sorted(sources))}")
-    frame = parse_file(sources[args.source], Path(args.file).resolve())
+        raise UsageError(f"unknown source {args.source}; known: {', '.join(sorted(sources))}")
+    path = Path(args.file).resolve()
+    if not path.is_file():
+        raise UsageError(f"{args.file}: no such file")
+    try:
+        frame = parse_file(sources[args.source], path)
+    except Exception as error:  # noqa: BLE001 - any parser failure on a file the user picked is one line, exit 2
+        raise UsageError(f"{args.source} cannot parse {args.file}: {type(error).__name__}: {one_line(error)}") from None
     for row in frame.drop(["run_id", "landing_ref"]).iter_rows(named=True):
         print_json_line(row)
     return 0
@@ -96,7 +106,7 @@ def cmd_backfill(args) -> int:
             dbt_build()
         return 0 if record.status in ("loaded", "already_loaded") else 1
     if not args.repo:
-        raise SystemExit("backfill skypilot needs --repo PATH (a local clone of the catalog repository)")
+        raise UsageError("backfill skypilot needs --repo PATH (a local clone of the catalog repository)")
     counts: dict[str, int] = {}
     for number, total, commit, record in backfill_skypilot(Path(args.repo), source_list(args.clouds),
                                                            args.since, args.until):
