@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from config.settings import data_home
 from dashboards.data import DashboardData, GpuPage, load
-from warehouse.paths import data_home
 
 HERE = Path(__file__).resolve().parent
 PER_LABEL = {"gpu_hour": "USD per GPU-hour", "card": "USD per card"}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from datetime import date, datetime
 
 # Prefect's ephemeral API server needs more than its default 20 s to start (and migrate) on a fresh 2-core machine.
@@ -51,7 +50,7 @@ from warehouse.pipeline import (  # noqa: E402
     record_failure,
     records_observed_at,
 )
-from warehouse.report import RunReport, progress, utc_now  # noqa: E402
+from warehouse.report import RunReport, progress, timed, utc_now  # noqa: E402
 
 # A source's whole fetch (every page, every retry inside the HTTP client) must end within this; past it the source
 # is recorded as failed and the run goes on. With the task retries below, one source can hold a run for at most
@@ -76,11 +75,12 @@ async def collect_source(
     """Fetch, land, parse, check and load one source. Raises only on transient fetch failures (retried)."""
     source = source_by_id(source_id, overrides)
     started_at = utc_now()
-    fetch_clock = time.monotonic()
+    fetched: dict[str, float] = {}
     try:
         try:
-            async with asyncio.timeout(LIMITS.deadline_s):
-                run = await fetch_and_land(source, client, observed_at, data_origin)
+            with timed(fetched, "fetch"):
+                async with asyncio.timeout(LIMITS.deadline_s):
+                    run = await fetch_and_land(source, client, observed_at, data_origin)
         except TimeoutError:
             raise SourceDeadlineExceeded(f"{source_id}: fetch did not finish within {LIMITS.deadline_s:g}s") from None
     except SourceError as error:
@@ -88,10 +88,9 @@ async def collect_source(
             raise  # Prefect retries the task
         # skipped (no key), blocked, 404, a broken pagination: recorded, not retried
         return record_failure(source_id, source.parser_version, observed_at, error, started_at, trigger)
-    fetch_s = round(time.monotonic() - fetch_clock, 4)
     # in a worker thread: DuckDB and polars release the GIL, so other sources keep fetching meanwhile
     record = await asyncio.to_thread(ingest, source, run, trigger, started_at)
-    record.stage_seconds = {"fetch": fetch_s, **record.stage_seconds}
+    record.stage_seconds = {**fetched, **record.stage_seconds}
     return record
 
 
@@ -233,6 +232,11 @@ async def daily_distributed(
     return _finish(report, build, export)
 
 
+# A Prefect server that keeps flow runs but not task-run events (the offline replay's, the test session's).
+LIGHT_SERVER = {"PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",
+                "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false"}
+
+
 def lighten_ephemeral_server() -> None:
     """For the offline replay, before its first flow starts Prefect's temporary server: that server's task-run
     recorder and event persister would write ~700 task-run event streams to its SQLite database on the same two
@@ -240,8 +244,8 @@ def lighten_ephemeral_server() -> None:
     server just does not keep the task runs. Set either variable to true to keep them; a configured server
     (PREFECT_API_URL) is not affected."""
     if not os.environ.get("PREFECT_API_URL"):
-        os.environ.setdefault("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED", "false")
-        os.environ.setdefault("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED", "false")
+        for name, value in LIGHT_SERVER.items():
+            os.environ.setdefault(name, value)
     # ~700 "Finished in state Completed()" lines say nothing the run's summary does not; failures still show
     logging.getLogger("prefect.task_runs").setLevel(logging.WARNING)
 

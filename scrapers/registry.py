@@ -48,24 +48,24 @@ RETAIL_SOURCES = (
 REFERENCE_SOURCES = (EcbReferenceRates,)
 
 
-def all_sources(overrides: dict[str, dict] | None = None) -> dict[str, Source]:
-    """All sources by id. `overrides` maps a source id to constructor settings (e.g. a SkyPilot catalog_url)."""
-    overrides = overrides or {}
-    sources: list[Source] = [
-        source_class(**overrides.get(source_class.id, {})) for source_class in DIRECT_SOURCES + RETAIL_SOURCES + REFERENCE_SOURCES
-    ]
-    for cloud, expectations in SKYPILOT_EXPECTATIONS.items():
-        settings = overrides.get(f"skypilot-{cloud}", {})
-        sources.append(SkyPilotCatalog(cloud, expectations, catalog_url=settings.get("catalog_url")))
-    return {source.id: source for source in sources}
+# Every source id, in README order: the classes' own ids, then one SkyPilot catalog per cloud.
+SOURCE_IDS = tuple(source_class.id for source_class in DIRECT_SOURCES + RETAIL_SOURCES + REFERENCE_SOURCES) + tuple(
+    f"skypilot-{cloud}" for cloud in SKYPILOT_EXPECTATIONS)
+_CLASSES = {source_class.id: source_class for source_class in DIRECT_SOURCES + RETAIL_SOURCES + REFERENCE_SOURCES}
 
 
 def source_by_id(source_id: str, overrides: dict | None = None) -> Source:
-    """One source, configured with `overrides` (constructor settings), without building the others."""
-    for source_class in DIRECT_SOURCES + RETAIL_SOURCES + REFERENCE_SOURCES:
-        if source_class.id == source_id:
-            return source_class(**(overrides or {}))
+    """One source, configured with `overrides` (constructor settings, e.g. a SkyPilot catalog_url)."""
+    overrides = overrides or {}
+    if source_id in _CLASSES:
+        return _CLASSES[source_id](**overrides)
     cloud = source_id.removeprefix("skypilot-")
     if source_id.startswith("skypilot-") and cloud in SKYPILOT_EXPECTATIONS:
-        return SkyPilotCatalog(cloud, SKYPILOT_EXPECTATIONS[cloud], catalog_url=(overrides or {}).get("catalog_url"))
+        return SkyPilotCatalog(cloud, SKYPILOT_EXPECTATIONS[cloud], catalog_url=overrides.get("catalog_url"))
     raise KeyError(f"unknown source {source_id!r}")
+
+
+def all_sources(overrides: dict[str, dict] | None = None) -> dict[str, Source]:
+    """All sources by id. `overrides` maps a source id to constructor settings."""
+    overrides = overrides or {}
+    return {source_id: source_by_id(source_id, overrides.get(source_id)) for source_id in SOURCE_IDS}

@@ -58,9 +58,10 @@ def prefect_api() -> str:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         prefect_home = Path(tempfile.mkdtemp(prefix="gpuprices-prefect-"))
+        from flows.daily import LIGHT_SERVER  # Prefect: imported only when a test runs a flow
+
         env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-               "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",
-               "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false"}
+               **LIGHT_SERVER}
         process = subprocess.Popen(
             [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port),
              "--no-ui", "--no-scheduler", "--no-late-runs", "--analytics-off"],

@@ -105,7 +105,9 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
     rewrite only the days that changed since the last build (plan_build); a full rebuild when asked, on the first
     build, or when the models changed. dbt_vars (YAML, e.g. '{mfu: 0.35}') overrides estimate assumptions for this
     build. A build limited by `select` is not recorded, so the next build still covers its days."""
-    from dbt.cli.main import dbtRunner  # heavy (seconds to import): only when a build runs
+    from dbt.cli.main import (
+        dbtRunner,  # heavy (seconds to import): only when a build runs
+    )
 
     variables = yaml.safe_load(dbt_vars) if dbt_vars else {}
     if not isinstance(variables, dict):

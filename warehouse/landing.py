@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
+from config.settings import data_home
 from scrapers.http import RawDocument
-from warehouse.paths import data_home, landing_root
+from warehouse.paths import landing_root
 
 # captured: a real response of that day. stale_capture: a real response from another (or an unknown) date, replayed
 # as if fetched on the replay day. reconstructed: a documented format rebuilt from real prices. synthetic: made up.

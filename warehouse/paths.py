@@ -5,10 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from config import settings
-from config.settings import PROJECT_ROOT, data_home
-
-__all__ = ["PROJECT_ROOT", "data_home", "database_path", "database_target", "is_hosted", "snapshot_path",
-           "landing_root", "export_root"]
+from config.settings import data_home
 
 
 def database_path() -> Path:

@@ -9,8 +9,7 @@ in one of them.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -23,24 +22,14 @@ from scrapers.http import HttpClient, RawDocument
 from warehouse import db
 from warehouse.integrity import IntegrityResult, check, check_rates
 from warehouse.landing import LandedRun, iter_landed_runs, land, read_landed
-from warehouse.load import IngestRecord, already_ingested, load_run, record_without_landing
+from warehouse.load import (
+    IngestRecord,
+    already_ingested,
+    load_run,
+    record_without_landing,
+)
 from warehouse.normalize import normalize, normalize_rates
-from warehouse.report import progress, utc_now
-
-
-class Stopwatch:
-    """`with stage("parse"): ...` adds the block's wall time to seconds["parse"] (the run report's stage times)."""
-
-    def __init__(self, seconds: dict[str, float]):
-        self.seconds = seconds
-
-    @contextmanager
-    def __call__(self, name: str) -> Iterator[None]:
-        start = time.monotonic()
-        try:
-            yield
-        finally:
-            self.seconds[name] = round(self.seconds.get(name, 0.0) + time.monotonic() - start, 4)
+from warehouse.report import progress, timed, utc_now
 
 
 @dataclass(frozen=True)
@@ -96,14 +85,13 @@ def ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime | 
         return record
     kind = RECORD_KINDS[source.kind]
     checked = None
-    stage = Stopwatch(record.stage_seconds)
     try:
-        with stage("parse"):
+        with timed(record.stage_seconds, "parse"):
             records = source.parse(run.documents)
-        with stage("normalize"):
+        with timed(record.stage_seconds, "normalize"):
             frame = kind.normalize(records, run, source.parser_version)
         record.rows_parsed = frame.height
-        with stage("check"):
+        with timed(record.stage_seconds, "check"):
             checked = kind.check(frame, source.expectations)
         record.rows_rejected = checked.rejected.height
         if checked.passed:
@@ -115,7 +103,7 @@ def ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime | 
         record.status, record.error = error.status, str(error)
     except Exception as error:  # noqa: BLE001 - a parser tripping on a shape it never saw is a parse error too
         record.status, record.error = "parse_error", f"{type(error).__name__}: {error}"
-    with stage("load"), db.connect() as connection:
+    with timed(record.stage_seconds, "load"), db.connect() as connection:
         record.finished_at = started_at + timedelta(seconds=time.monotonic() - clock)
         return load_run(connection, run, record, checked, kind.table)
 

@@ -20,6 +20,16 @@ def utc_now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
+@contextmanager
+def timed(seconds: dict[str, float], name: str) -> Iterator[None]:
+    """Add the block's wall time to seconds[name]: the run's stages and each source's pipeline steps."""
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        seconds[name] = round(seconds.get(name, 0.0) + time.monotonic() - start, 3)
+
+
 def progress(message: str) -> None:
     print(f"[{datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
 
@@ -38,14 +48,9 @@ class RunReport:
     snapshot: str | None = None  # the copy readers use while the next run writes
     stage_seconds: dict[str, float] = field(default_factory=dict)  # collect, build, alerts, export, dashboard...
 
-    @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        """Add the block's wall time to stage_seconds[name]."""
-        start = time.monotonic()
-        try:
-            yield
-        finally:
-            self.stage_seconds[name] = round(self.stage_seconds.get(name, 0.0) + time.monotonic() - start, 3)
+    def stage(self, name: str):
+        """`with report.stage("build"): ...` adds the block's wall time to stage_seconds["build"]."""
+        return timed(self.stage_seconds, name)
 
     def source_stage_totals(self) -> dict[str, float]:
         """Each pipeline stage's seconds summed over every source-run (fetch, parse, normalize, check, load)."""

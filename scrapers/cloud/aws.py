@@ -1,7 +1,7 @@
 """AWS EC2 bulk price list (public, no key): on-demand and reserved (1y/3y) prices of GPU instance types.
 
 Facts (AWS Price List bulk API; the offer-file structure of the lyft/awspricing fixture in
-../shared/samples/cloud/aws/; SkyPilot fetch_aws's filters):
+tests/fixtures/aws/; SkyPilot fetch_aws's filters):
 - per region: `GET https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/<region>/index.json`
   -> `{products: {<sku>: {productFamily, attributes}}, terms: {OnDemand: {<sku>: {<term>: {priceDimensions,
   termAttributes}}}, Reserved: {...}}}`;

@@ -1,6 +1,6 @@
 """Azure Retail Prices API (public, no key): on-demand, spot and 1y/3y reservation prices of GPU VM sizes.
 
-Facts (learn.microsoft.com "Azure Retail Prices overview", ../shared/reference/cloud-sources.md):
+Facts (learn.microsoft.com "Azure Retail Prices overview"):
 - `GET https://prices.azure.com/api/retail/prices?$filter=...` returns `{BillingCurrency, Items[], NextPageLink,
   Count}`; follow `NextPageLink` until it is null (the link already carries `$skip`).
 - Prices are per VM-hour (`unitOfMeasure` "1 Hour"). Spot is a separate meter whose `skuName`/`meterName` ends

@@ -1,6 +1,6 @@
 """Cudo Compute machine types (no key): component prices, summed into a 1-GPU machine price.
 
-Facts (gpuhunt's fixture of `GET /v1/vms/machine-types`, ../shared/samples/cloud/cudo/): `{machineTypes: [...]}`,
+Facts (gpuhunt's fixture of `GET /v1/vms/machine-types`, tests/fixtures/cudo/): `{machineTypes: [...]}`,
 one entry per data centre and machine type, prices are DECIMAL STRINGS per unit-hour: `gpuPriceHr` per GPU,
 `vcpuPriceHr` per vCPU, `memoryGibPriceHr` per GiB. We publish two prices per entry:
 - the GPU part alone (includes_host_vm = false), per GPU-hour;

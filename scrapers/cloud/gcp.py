@@ -1,6 +1,6 @@
 """Google Cloud Billing Catalog (API key): Compute Engine GPU SKUs, and the A2/A3/G2 machines they come in.
 
-Facts (the real SKU page in ../shared/samples/cloud/gcp/, cloud-sources.md section 1 and quirk 6):
+Facts (the real SKU page in tests/fixtures/gcp/ and the Cloud Billing Catalog API docs):
 - `GET https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus` -> `{skus: [...], nextPageToken}`;
   pages are chained with `pageToken`. The key goes in the `X-goog-api-key` header so it never lands on disk in a URL;
 - a SKU: `description` ("Nvidia Tesla A100 GPU running in Americas"), `category.resourceGroup` (GPU / CPU / RAM),

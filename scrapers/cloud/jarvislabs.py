@@ -1,6 +1,6 @@
 """Jarvislabs server meta (API key): on-demand and spot USD per GPU-hour per region.
 
-Facts (gpuhunt's fixture of `GET /misc/server_meta`, ../shared/samples/cloud/jarvislabs/):
+Facts (gpuhunt's fixture of `GET /misc/server_meta`, tests/fixtures/jarvislabs/):
 `{server_meta: [{gpu_type, region, price_per_hour, spot_price, vram (string, GB), num_gpus (string: the most
 GPUs per machine), workload_type (container | vm | null), num_free_devices...}], cpu_meta}`.
 Prices are PER GPU-hour. `spot_price` null = no spot. The same GPU is listed once per workload type, at the same

@@ -1,6 +1,6 @@
 """Lambda Cloud instance-types API (API key): on-demand prices of every instance type.
 
-Facts (Lambda's OpenAPI v1.10.0, ../shared/samples/cloud/lambda/): `GET /api/v1/instance-types` returns
+Facts (Lambda's OpenAPI v1.10.0, tests/fixtures/lambda/): `GET /api/v1/instance-types` returns
 `{data: {<name>: {instance_type: {name, description, gpu_description, price_cents_per_hour, specs: {vcpus,
 memory_gib, storage_gib, gpus}}, regions_with_capacity_available: [{name, description}]}}}`.
 - The price is in US CENTS per INSTANCE-hour (3592 = $35.92 for 8 GPUs).

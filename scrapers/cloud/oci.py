@@ -1,6 +1,6 @@
 """Oracle Cloud (OCI) public price list (no key): GPU shapes priced per GPU-hour.
 
-Facts (the real price-list response and opencost's shape -> part number map, ../shared/samples/cloud/oci/):
+Facts (the real price-list response and opencost's shape -> part number map, tests/fixtures/oci/):
 - `GET https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/?currencyCode=USD` returns `{items: [{partNumber,
   displayName, metricName, serviceCategory, currencyCodeLocalizations: [{currencyCode, prices: [{model, value}]}]}]}`;
 - GPU parts have metricName "GPU Per Hour": a GPU shape costs that part x its GPU count, host CPU and memory

@@ -1,6 +1,6 @@
 """RunPod GraphQL `gpuTypes` (API key): secure and community cloud, on-demand and spot, per GPU-hour.
 
-Facts (runpod-python's query and documented outputs, ../shared/samples/cloud/runpod/):
+Facts (runpod-python's query and documented outputs, tests/fixtures/runpod/):
 - `POST https://api.runpod.io/graphql` with the `gpuTypes` query returns `{data: {gpuTypes: [...]}}`;
 - `id` is NVIDIA's marketing name ("NVIDIA A100 80GB PCIe"), `displayName` the short one ("A100 80GB");
 - securePrice / communityPrice are on-demand USD per GPU-hour, secureSpotPrice / communitySpotPrice the

@@ -1,6 +1,6 @@
 """SkyPilot catalogs: one `vms.csv` per cloud, one source id per cloud (`skypilot-azure`, `skypilot-gcp`...).
 
-Format facts (../shared/samples/cloud/skypilot-catalog/README.md); every one of them is handled here:
+Format facts (the real catalogs in recordings/skypilot/, origins in its README.md); every one of them is handled here:
 - column order differs per cloud: rows are read by header name;
 - `Price`/`SpotPrice` are USD per hour for the whole row (all `AcceleratorCount` GPUs);
 - azure: `Generation` is written unquoted (`V1,V2`), so most rows have one field more than the header: the named

@@ -1,6 +1,6 @@
 """TensorDock marketplace host nodes (legacy v0 API, no key): GPU prices per host node.
 
-Facts (gpuhunt's fixture of one hostnode's `specs`, ../shared/reference/cloud-sources.md):
+Facts (gpuhunt's fixture of one hostnode's `specs`, copied in tests/fixtures/tensordock/):
 `GET https://marketplace.tensordock.com/api/v0/client/deploy/hostnodes` returns
 `{hostnodes: {<id>: {location: {country, ...}, specs: {cpu: {amount, price}, gpu: {<model>: {amount, price,
 vram}}, ram: {amount, price}, storage: {amount, price}}}}}`. Prices are per unit-hour: `gpu.price` per GPU,

@@ -1,6 +1,6 @@
 """Vast.ai public offer search (no key): a marketplace, every raw offer kept; the models aggregate.
 
-Facts (vast-cli, gpuhunt, the real capture in ../shared/samples/cloud/vast/):
+Facts (vast-cli, gpuhunt, the real capture in tests/fixtures/vast/):
 - `POST https://console.vast.ai/api/v0/bundles/` with a JSON filter body returns `{offers: [...]}` (a capture may
   also carry `url`, `timestamp`, `count`);
 - prices are USD per hour for the WHOLE offer (all `num_gpus` GPUs): `search.totalHour` = `dph_base` (GPUs + host)

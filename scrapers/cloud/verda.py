@@ -1,6 +1,6 @@
 """Verda (formerly DataCrunch) instance types (OAuth client credentials): on-demand and spot per instance-hour.
 
-Facts (SkyPilot fetch_verda, gpuhunt's fixtures in ../shared/samples/cloud/verda/):
+Facts (SkyPilot fetch_verda, gpuhunt's fixtures in tests/fixtures/verda/):
 - `POST /v1/oauth2/token` (client_credentials) -> `access_token`; then `GET /v1/instance-types` (a list) and
   `GET /v1/instance-availability` (`[{location_code, availabilities: [instance_type...]}]`);
 - `price_per_hour` and `spot_price` are DECIMAL STRINGS for the whole instance, `currency` "usd";

@@ -1,6 +1,6 @@
 """Vultr plans (public, no key): cloud GPU (`vcg`, often a fraction of one GPU) and bare-metal GPU servers.
 
-Facts (Vultr API v2 docs, gpuhunt's fixture in ../shared/samples/cloud/vultr/):
+Facts (Vultr API v2 docs, gpuhunt's fixture in tests/fixtures/vultr/):
 - `GET https://api.vultr.com/v2/plans?type=vcg&per_page=500` -> `{plans: [{id, vcpu_count, ram, hourly_cost,
   monthly_cost, locations[], gpu_vram_gb, gpu_type ("NVIDIA_A100")}]}`: a vcg plan with 4 GB of an 80 GB A100 is
   1/20 of the GPU, so the GPU count is `gpu_vram_gb` / the full card's memory;

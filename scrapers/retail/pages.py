@@ -2,7 +2,7 @@
 empty one, deciding whether a listing is a GPU card at all (and which), and reading the structured product data
 shops embed (JSON-LD, OpenGraph product meta, microdata). Scraped text is untrusted: nothing here evaluates it.
 
-Traps (../shared/reference/retail-sources.md, seen in the saved pages): the currency of `¥` depends on the site
+Traps (seen in the saved pages in tests/fixtures/retail/, origins in tests/fixtures/PROVENANCE.md): the currency of `¥` depends on the site
 (CNY on JD, JPY elsewhere), `万` multiplies by 10,000, screen-reader text duplicates a price ("$59.99$59.99"),
 ranges ("EUR 2,99 bis EUR 7,99"), financing ("About $0.50/mo.") and teasers ("1 New from $29.99") are not prices,
 and a captcha page is no observation (never price 0)."""
