@@ -48,7 +48,9 @@ SETTINGS = (
     Setting('GPUPRICES_SMTP_PASSWORD', None,
             'SMTP login password'),
     Setting('GPUPRICES_SMTP_STARTTLS', '`1` when a user is set, else `0`',
-            '`1` = STARTTLS before login'),
+            '`1` = STARTTLS before login (the server certificate is verified)'),
+    Setting('GPUPRICES_SMTP_SSL', '0',
+            '`1` = SMTPS: TLS from the first byte (usually port 465; the server certificate is verified)'),
     Setting('GPUPRICES_SMTP_FROM', 'gpuprices@localhost',
             'sender address of alert email'),
     Setting('GPUPRICES_FAULTS', None,
@@ -186,6 +188,7 @@ class AlertDelivery:
     smtp_user: str | None
     smtp_password: str
     smtp_starttls: bool
+    smtp_ssl: bool
     smtp_from: str
 
 
@@ -201,6 +204,7 @@ def alert_delivery() -> AlertDelivery:
         smtp_user=user,
         smtp_password=raw("GPUPRICES_SMTP_PASSWORD") or "",
         smtp_starttls=(starttls or ("1" if user else "0")) == "1",
+        smtp_ssl=raw("GPUPRICES_SMTP_SSL") == "1",
         smtp_from=raw("GPUPRICES_SMTP_FROM") or "gpuprices@localhost",
     )
 

@@ -214,6 +214,7 @@ def render(data: DashboardData, target: Path) -> list[Path]:
     longest = max((s["days_tracked"] for g in data.gpus for s in g.signals), default=0)
     page("index.html", "index.html", title="Overview", rent_best=data.rent_best, buy_best=data.buy_best,
          moves=data.moves, good_deals=data.good_deals, freshness=data.freshness, longest_tracked_days=longest,
+         failures=data.failures,
          charts={"rent_best": _bar(data.rent_best, "bf16_dense_tflops_per_usd",
                                    "BF16 dense TFLOPS-hours per USD"),
                  "buy_best": _bar(data.buy_best, "bf16_dense_tflops_per_usd", "BF16 dense TFLOPS per USD")})

@@ -64,6 +64,9 @@ def load(path=None, read_only: bool = True) -> DashboardData:
 def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     latest = connection.execute("SELECT max(price_date) FROM marts.gpu_prices_daily").fetchone()[0]
     data = DashboardData(latest_date=latest)
+    _load_runs(connection, data)
+    if latest is None:  # nothing priced yet (a new home, every source failed): the pages say so, and why
+        return data
     data.rent_best = _rows(connection, """
         SELECT gpu_id, channel, min_price_usd, bf16_dense_tflops_per_usd, fp8_dense_tflops_per_usd,
                memory_gb_per_usd, is_synthetic
@@ -98,16 +101,6 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         SELECT gpu_id, channel, pricing_type, price_per, price_usd, lowest_ever_usd, lowest_ever_date, days_tracked,
                is_synthetic
         FROM marts.buy_signals WHERE price_date = ? AND is_good_deal ORDER BY gpu_id""", [latest])
-    data.freshness = _rows(connection, """
-        WITH last_runs AS (
-            SELECT source, max(observed_at) FILTER (WHERE status = 'loaded') AS last_loaded_at,
-                   arg_max(status, observed_at) AS last_status, arg_max(error, observed_at) AS last_error,
-                   count(*) AS runs, count(*) FILTER (WHERE status <> 'loaded') AS runs_not_loaded,
-                   bool_or(is_synthetic) AS is_synthetic
-            FROM raw.ingest_runs GROUP BY source
-        )
-        SELECT *, date_diff('day', last_loaded_at, max(last_loaded_at) OVER ()) AS days_behind_newest
-        FROM last_runs ORDER BY source""")
     data.gpus = _gpu_pages(connection)
     data.training_history = _rows(connection, """
         SELECT price_date, model_id, min(cost_usd_on_demand_cheapest) AS cheapest_cost_usd
@@ -137,6 +130,22 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
             SELECT per_gpu.* FROM per_gpu JOIN ranked USING (gpu_id)
             ORDER BY gpu_id, price_date""", {"model": model_id, "latest": latest})
     data.assumptions = _rows(connection, "SELECT * FROM marts.estimate_assumptions ORDER BY name")
+    data.unmatched = _rows(connection, "SELECT * FROM marts.unmatched_gpu_names ORDER BY source, raw_gpu_name")
+    return data
+
+
+def _load_runs(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> None:
+    """What every source did: there is a run history even before there is a price."""
+    data.freshness = _rows(connection, """
+        WITH last_runs AS (
+            SELECT source, max(observed_at) FILTER (WHERE status = 'loaded') AS last_loaded_at,
+                   arg_max(status, observed_at) AS last_status, arg_max(error, observed_at) AS last_error,
+                   count(*) AS runs, count(*) FILTER (WHERE status <> 'loaded') AS runs_not_loaded,
+                   bool_or(is_synthetic) AS is_synthetic
+            FROM raw.ingest_runs GROUP BY source
+        )
+        SELECT *, date_diff('day', last_loaded_at, max(last_loaded_at) OVER ()) AS days_behind_newest
+        FROM last_runs ORDER BY source""")
     data.runs = _rows(connection, """
         SELECT source, status, observed_at, trigger, rows_loaded, rows_rejected, duration_s, error, is_synthetic
         FROM raw.ingest_runs ORDER BY observed_at DESC, source LIMIT 200""")
@@ -150,8 +159,6 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     data.quarantine = _rows(connection, """
         SELECT source, observed_at, scope, reason, detail FROM raw.quarantine
         ORDER BY observed_at DESC, source LIMIT 200""")
-    data.unmatched = _rows(connection, "SELECT * FROM marts.unmatched_gpu_names ORDER BY source, raw_gpu_name")
-    return data
 
 
 def _gpu_pages(connection: duckdb.DuckDBPyConnection) -> list[GpuPage]:

@@ -18,6 +18,7 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 from prefect import flow, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
+from prefect.context import TaskRunContext  # noqa: E402
 from prefect.deployments import run_deployment  # noqa: E402
 
 from analytics.alerts.delivery import deliver  # noqa: E402
@@ -84,14 +85,23 @@ async def collect_source(
         except TimeoutError:
             raise SourceDeadlineExceeded(f"{source_id}: fetch did not finish within {LIMITS.deadline_s:g}s") from None
     except SourceError as error:
-        if isinstance(error, FetchError) and error.transient:
+        if isinstance(error, FetchError) and error.transient and _will_retry():
             raise  # Prefect retries the task
         # skipped (no key), blocked, 404, a broken pagination: recorded, not retried
-        return record_failure(source_id, source.parser_version, observed_at, error, started_at, trigger)
+        failure = record_failure(source_id, source.parser_version, observed_at, error, started_at, trigger)
+        failure.stage_seconds = fetched  # how long it tried
+        return failure
     # in a worker thread: DuckDB and polars release the GIL, so other sources keep fetching meanwhile
     record = await asyncio.to_thread(ingest, source, run, trigger, started_at)
     record.stage_seconds = {**fetched, **record.stage_seconds}
     return record
+
+
+def _will_retry() -> bool:
+    """Whether Prefect has a retry left for this task run. The last attempt's network failure is recorded like any
+    other failure instead of raised (a raised one would print a traceback for an expected failure)."""
+    context = TaskRunContext.get()
+    return context is not None and context.task_run.run_count <= context.task.retries
 
 
 async def collect_all(

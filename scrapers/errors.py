@@ -1,10 +1,16 @@
 """Errors a source run can end with. Each maps to an ingest status the run report and raw.ingest_runs show."""
 
+from config.redact import redact
+
 
 class SourceError(Exception):
     """Base class: something went wrong with one source; the other sources carry on."""
 
     status = "failed"
+
+    def __init__(self, message: str = ""):
+        # the one place an error's text is made: a URL or header in it never carries a key (config/redact.py)
+        super().__init__(redact(message))
 
 
 class FetchError(SourceError):

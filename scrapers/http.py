@@ -5,7 +5,9 @@
 - retries with exponential backoff and full jitter on transient failures (connection errors, timeouts, 429, 5xx),
   honouring Retry-After on 429/503; never a retry on other 4xx;
 - per-host concurrency and a per-host minimum interval between requests;
-- redirects followed by hand, and only to the source's own hosts;
+- redirects followed by hand, and only to the source's own hosts; never from https to http, and credentials
+  (Authorization, Cookie headers) never carried to another origin (scheme, host and port); no cookie jar;
+- every URL kept on a document or put in an error is redacted (config/redact.py);
 - a `rewrite` hook so the offline run sends the very same requests to the local recorded-response server.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
+import http.cookiejar
 import random
 import time
 from collections.abc import Callable
@@ -23,6 +26,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from config.redact import redact_url
 from scrapers.errors import FetchError, ForbiddenRedirect, ResponseTooLarge
 
 
@@ -43,6 +47,7 @@ class RawDocument:
 
 USER_AGENT = "gpuprices/0.1 (open GPU price warehouse; daily price collector; +https://github.com/gpuprices/gpuprices)"
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
+CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
 RETRY_AFTER_STATUSES = frozenset({429, 503})
 
 
@@ -90,6 +95,12 @@ class _HostGate:
         self._semaphore.release()
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    default_port = {"https": 443, "http": 80}.get(parts.scheme)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port or default_port
+
+
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Retry-After is either delta-seconds or an HTTP date."""
     if not value:
@@ -122,6 +133,9 @@ class HttpClient:
             timeout=httpx.Timeout(self.settings.read_timeout_s, connect=self.settings.connect_timeout_s),
             follow_redirects=False,
             transport=transport,
+            # no cookie is kept from a response nor sent with a later request (a cookie set by one origin would
+            # otherwise reach the same host name on another port)
+            cookies=http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(allowed_domains=[])),
         )
         self.request_count = 0
 
@@ -175,13 +189,18 @@ class HttpClient:
                 raise ForbiddenRedirect(f"refusing {url}: host {host!r} is not one of {allowed_hosts}")
             status, body, response_headers = await self._with_retries(method, url, host, headers, json, form, cap)
             if 300 <= status < 400 and "location" in response_headers:
-                url = urljoin(url, response_headers["location"])
+                target = urljoin(url, response_headers["location"])
+                if urlsplit(url).scheme == "https" and urlsplit(target).scheme != "https":
+                    raise ForbiddenRedirect(f"refusing the redirect from {url} to {target}: https to plain http")
+                if headers and _origin(target) != _origin(url):
+                    headers = {k: v for k, v in headers.items() if k.lower() not in CREDENTIAL_HEADERS}
+                url = target
                 method, json, form = "GET", None, None
                 continue
             if not 200 <= status < 300:
                 raise FetchError(f"HTTP {status} from {url}")
             return RawDocument(
-                url=url,
+                url=redact_url(url),  # landed, stored and shown: never with a key in its query
                 status=status,
                 body=body,
                 fetched_at=datetime.now(UTC),

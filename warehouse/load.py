@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 import duckdb
 
 from warehouse.integrity import IntegrityResult
+from config.redact import redact
 from warehouse.landing import LandedRun, sha256
 
 
@@ -40,6 +41,10 @@ class IngestRecord:
     trigger: str = "daily"
     # seconds per pipeline stage (fetch, parse, normalize, check, load): in the run report, not in raw.ingest_runs
     stage_seconds: dict[str, float] = field(default_factory=dict)
+
+    def __setattr__(self, name: str, value) -> None:
+        # an error message may quote a URL with a key in it: stored, reported and shown only redacted
+        super().__setattr__(name, redact(value) if name == "error" and value else value)
 
     def row(self) -> dict:
         """The raw.ingest_runs row."""

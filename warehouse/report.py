@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from config.redact import redact
 from config.settings import data_home
 from warehouse.load import IngestRecord
 
@@ -69,11 +70,11 @@ class RunReport:
             "built": self.built,
             "exported": self.exported,
             "dashboard": self.dashboard,
-            "dashboard_error": self.dashboard_error,
+            "dashboard_error": redact(self.dashboard_error),
             "alerts": [{key: (value if isinstance(value, (str, int, float, bool, type(None))) else str(value))
                         for key, value in event.items()} for event in self.alerts],
             "alert_deliveries": self.alert_deliveries,
-            "alerts_error": self.alerts_error,
+            "alerts_error": redact(self.alerts_error),
             "sources": [
                 {
                     "source": r.source, "status": r.status, "run_id": r.run_id, "rows_loaded": r.rows_loaded,
@@ -108,5 +109,5 @@ class RunReport:
             lines.append(f"  {source:18} {status_text:36} loaded={loaded:<7} rejected={rejected:<5} {seconds:6.2f}s{flag}")
             errors = [r.error for r in records if r.error]
             if errors:
-                lines.append(f"      last error: {errors[-1][:200]}")
+                lines.append(f"      last error: {' '.join(errors[-1].split())[:300]}")
         return "\n".join(lines)

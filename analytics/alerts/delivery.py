@@ -3,7 +3,8 @@ SMTP. Settings come from the environment, read by config/settings.py (secrets ne
 
 - GPUPRICES_ALERT_WEBHOOK_URL (or `webhook_url` under [delivery] in the rules file, for a URL that is not secret);
 - GPUPRICES_SMTP_HOST, GPUPRICES_SMTP_PORT (default 587), GPUPRICES_SMTP_USER, GPUPRICES_SMTP_PASSWORD,
-  GPUPRICES_SMTP_STARTTLS (1 by default when a user is set), GPUPRICES_SMTP_FROM, and the recipients in
+  GPUPRICES_SMTP_STARTTLS (1 by default when a user is set), GPUPRICES_SMTP_SSL (SMTPS), GPUPRICES_SMTP_FROM,
+  and the recipients in
   GPUPRICES_ALERT_EMAIL_TO or `email_to` under [delivery] (comma-separated).
 
 A delivery is tried up to ATTEMPTS times with a growing pause; a failure is logged in `alerts.deliveries` and the
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import smtplib
+import ssl
 import time
 from decimal import Decimal
 from email.message import EmailMessage
@@ -22,6 +24,7 @@ import httpx
 
 from analytics.alerts.engine import record_delivery
 from config import settings
+from config.redact import redact
 
 ATTEMPTS = 3
 
@@ -46,9 +49,15 @@ def _email(settings: dict, recipients: list[str], event: dict) -> None:
     message["From"] = settings["from"]
     message["To"] = ", ".join(recipients)
     message.set_content(event["message"] + "\n\n" + json.dumps({k: _jsonable(v) for k, v in event.items()}, indent=1))
-    with smtplib.SMTP(settings["host"], settings["port"], timeout=10) as smtp:
-        if settings["starttls"]:
-            smtp.starttls()
+    # STARTTLS and SMTPS verify the server's certificate and host name (the login password goes over that channel)
+    context = ssl.create_default_context()
+    if settings["ssl"]:
+        connection = smtplib.SMTP_SSL(settings["host"], settings["port"], timeout=10, context=context)
+    else:
+        connection = smtplib.SMTP(settings["host"], settings["port"], timeout=10)
+    with connection as smtp:
+        if settings["starttls"] and not settings["ssl"]:
+            smtp.starttls(context=context)
         if settings["user"]:
             smtp.login(settings["user"], settings["password"])
         smtp.send_message(message)
@@ -61,7 +70,8 @@ def _with_retries(send, pause_s: float) -> tuple[int, str | None]:
             send()
             return attempt, None
         except Exception as failure:  # noqa: BLE001 - any failure is retried, then logged; never raised
-            error = f"{type(failure).__name__}: {failure}"
+            # httpx puts the webhook URL (its token) into its error text
+            error = redact(f"{type(failure).__name__}: {failure}")
             if attempt < ATTEMPTS:
                 time.sleep(pause_s * attempt)
     return ATTEMPTS, error
@@ -74,7 +84,8 @@ def deliver(events: list[dict], delivery: dict) -> list[dict]:
     recipients = [r.strip() for r in (environment.email_to or delivery.get("email_to") or "").split(",") if r.strip()]
     smtp = {
         "host": environment.smtp_host, "port": environment.smtp_port, "user": environment.smtp_user,
-        "password": environment.smtp_password, "starttls": environment.smtp_starttls, "from": environment.smtp_from,
+        "password": environment.smtp_password, "starttls": environment.smtp_starttls,
+        "ssl": environment.smtp_ssl, "from": environment.smtp_from,
     }
     channels = []
     if webhook_url:

@@ -4,6 +4,7 @@ backfill, serve, limits."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import Counter
 from datetime import date
 from pathlib import Path
@@ -44,13 +45,17 @@ def cmd_run(args) -> int:
     if report["dashboard"]:
         print(f"dashboard: {report['dashboard']}/index.html (gpuprices dashboard serve)")
     elif report["dashboard_error"]:
-        print(f"dashboard NOT built: {report['dashboard_error']}")
+        print(f"dashboard NOT built: {one_line(report['dashboard_error'])}")
     for event in report["alerts"]:
         print(f"ALERT {event['message']}")
     for failed in (d for d in report["alert_deliveries"] if d["status"] == "failed"):
         print(f"alert delivery failed ({failed['channel']}, {failed['attempts']} attempts): {failed['error']}")
     if report["alerts_error"]:
         print(f"alerts NOT evaluated: {report['alerts_error']}")
+    if report["sources"] and not any(s["status"] == "loaded" for s in report["sources"]):
+        # a scheduler must notice a day on which nothing came in (the reasons are in the lines above)
+        print(f"error: nothing loaded: none of the {len(report['sources'])} source-runs loaded offers", file=sys.stderr)
+        return 1
     if report["built"]:
         print('try: gpuprices sql "select * from marts.gpu_prices_daily order by price_date desc limit 5"')
     return 0

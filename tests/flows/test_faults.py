@@ -1,10 +1,12 @@
 """A bad day, through the real CLI: the offline run of the last bundled day with a fault plan
-(tests/fixtures/faults/plan.json) that makes twelve sources fail the ways real sites do. Transient faults are
+(tests/fixtures/faults/plan.json) that makes thirteen sources fail the ways real sites do. Transient faults are
 retried and recover, everything else is isolated and recorded with its reason in raw.ingest_runs and the run
-report, nothing partial is loaded, and the run ends within the bound its timeouts set."""
+report, nothing partial is loaded, and the run ends within the bound its timeouts set. The run has fake credentials
+in its environment: none of them may reach a file of the data home, a table, the site or the console."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -32,9 +34,18 @@ FAULT_ENV = {
     "GPUPRICES_SOURCE_RETRY_DELAY_S": "1",
     "GPUPRICES_SOURCE_DEADLINE_S": "30",
 }
+# Fake credentials for every keyed source, in headers and bodies of requests that fail (403, 500, reset, hang,
+# redirect) or succeed. (tests/flows/test_nothing_loads.py has a key in a query string.)
+FAKE_KEYS = {
+    "BESTBUY_API_KEY": "FAKEbestbuyKEY123", "GCP_API_KEY": "FAKEgcpKEY456", "LAMBDA_API_KEY": "FAKElambdaKEY789",
+    "JARVISLABS_API_KEY": "FAKEjarvisKEY321", "RUNPOD_API_KEY": "FAKErunpodKEY654", "SEEWEB_API_TOKEN": "FAKEseewebTOKEN987",
+    "EBAY_CLIENT_ID": "FAKEebayID111", "EBAY_CLIENT_SECRET": "FAKEebaySECRET222",
+    "VERDA_CLIENT_ID": "FAKEverdaID333", "VERDA_CLIENT_SECRET": "FAKEverdaSECRET444",
+}
+
 # The slowest source can take (retries + 1) x min(deadline, attempts x (attempt timeout + backoff cap)) + retry
 # delay = 2 x 3 x 2.5 + 1 = 16 s; Prefect's start, a day's parse and load and the report come on top.
-RUN_BOUND_S = 16 + 60
+RUN_BOUND_S = 16 + 60 + 45  # + the build, export and site
 
 EXPECTED = {
     # recovered after retries
@@ -52,6 +63,7 @@ EXPECTED = {
     "runpod": ("parse_error", "is not JSON"),       # truncated JSON
     "microcenter": ("parse_error", "layout changed"),  # another site's page
     "amazon": ("blocked", "Amazon captcha"),        # captcha page
+    "gcp": ("failed", "HTTP 403"),                  # the API key refused
 }
 
 
@@ -59,15 +71,16 @@ EXPECTED = {
 def bad_day(tmp_path_factory):
     home = tmp_path_factory.mktemp("bad-day")
     prefect_api()
-    env = {**os.environ, **FAULT_ENV, "GPUPRICES_HOME": str(home), "GPUPRICES_FAULTS": str(FIXTURES / "plan.json")}
+    env = {**os.environ, **FAULT_ENV, **FAKE_KEYS, "GPUPRICES_HOME": str(home),
+           "GPUPRICES_FAULTS": str(FIXTURES / "plan.json")}
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "flows.cli", "run", "--offline", "--since", DAY, "--no-build"],
+        [sys.executable, "-m", "flows.cli", "run", "--offline", "--since", DAY],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     elapsed = time.monotonic() - started
     assert result.returncode == 0, result.stderr[-3000:]
-    return home, elapsed, result.stdout
+    return home, elapsed, result.stdout + result.stderr
 
 
 def query(home: Path, sql: str, parameters=None) -> list[tuple]:
@@ -88,7 +101,7 @@ def test_every_fault_ends_as_expected_with_its_reason_in_ingest_runs_and_the_rep
     # every source without a fault loaded
     untouched = {source: status for source, (status, _) in runs.items() if source not in EXPECTED}
     assert untouched and set(untouched.values()) == {"loaded"}, untouched
-    assert "1 blocked, 7 failed" in stdout and "2 parse_error" in stdout, stdout
+    assert "1 blocked, 8 failed" in stdout and "2 parse_error" in stdout, stdout
 
 
 def test_nothing_partial_is_loaded_and_bad_pages_are_kept_for_a_reparse(bad_day):
@@ -110,3 +123,23 @@ def test_nothing_partial_is_loaded_and_bad_pages_are_kept_for_a_reparse(bad_day)
 def test_the_bad_day_ends_within_the_bound_its_timeouts_set(bad_day):
     _, elapsed, _ = bad_day
     assert elapsed < RUN_BOUND_S, f"{elapsed:.0f}s"
+
+
+def test_no_credential_reaches_a_file_a_table_the_site_or_the_console(bad_day):
+    home, _, console = bad_day
+    secrets = [value.encode() for value in FAKE_KEYS.values()]
+    texts = {"console": console.encode()}
+    for path in home.rglob("*"):
+        if path.is_file() and path.suffix != ".duckdb":  # the warehouse is read table by table below
+            data = path.read_bytes()
+            texts[str(path)] = gzip.decompress(data) if path.suffix == ".gz" else data
+    with duckdb.connect(str(home / "gpuprices.duckdb"), read_only=True) as connection:
+        columns = connection.execute(
+            "SELECT table_schema, table_name, column_name FROM information_schema.columns "
+            "WHERE data_type = 'VARCHAR' AND table_catalog = current_database()").fetchall()
+        for schema, table, column in columns:
+            values = connection.execute(f'SELECT DISTINCT "{column}" FROM "{schema}"."{table}"').fetchall()
+            texts[f"{schema}.{table}.{column}"] = "\n".join(str(v) for (v,) in values).encode()
+    assert any(name.startswith(str(home / "site")) for name in texts) and len(texts) > 50  # the site was built
+    leaks = [(where, secret.decode()) for where, text in texts.items() for secret in secrets if secret in text]
+    assert not leaks, leaks[:10]

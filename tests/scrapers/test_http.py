@@ -24,6 +24,7 @@ class Scripted:
         self.script: dict[str, list] = {}
         self.hits: dict[str, list[float]] = defaultdict(list)
         self.user_agents: list[str] = []
+        self.credentials: list[tuple[str, str | None, str | None]] = []  # (path, Authorization, Cookie)
 
 
 @pytest.fixture
@@ -33,9 +34,10 @@ def server():
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802
             path = self.path.split("/", 2)[2] if self.path.count("/") >= 2 else ""
-            key = "/" + path
+            key = "/" + path.split("?", 1)[0]
             scripted.hits[key].append(time.monotonic())
             scripted.user_agents.append(self.headers.get("User-Agent", ""))
+            scripted.credentials.append((key, self.headers.get("Authorization"), self.headers.get("Cookie")))
             steps = scripted.script.get(key, [(404, {}, b"")])
             step = steps[min(len(scripted.hits[key]) - 1, len(steps) - 1)]
             if step == "reset":
@@ -63,7 +65,7 @@ def server():
     httpd.server_close()
 
 
-def fetch(server, path, settings=None, allowed=(HOST,)):
+def fetch(server, path, settings=None, allowed=(HOST,), headers=None, url=None):
     sleeps: list[float] = []
 
     async def fake_sleep(seconds):
@@ -72,7 +74,7 @@ def fetch(server, path, settings=None, allowed=(HOST,)):
     async def run():
         rewrite = lambda url: f"{server.base}/{url.split('://', 1)[1]}"  # noqa: E731
         async with HttpClient(settings or HttpSettings(per_host_min_interval_s=0), rewrite=rewrite, sleep=fake_sleep) as client:
-            return await client.get(f"https://{HOST}{path}", allowed_hosts=allowed)
+            return await client.get(url or f"https://{HOST}{path}", allowed_hosts=allowed, headers=headers)
 
     return asyncio.run(run()), sleeps
 
@@ -150,3 +152,53 @@ def test_per_host_rate_limit_spaces_requests(server):
 def test_retry_after_http_date():
     assert parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT", now=1792567670.0) == pytest.approx(10.0)
     assert parse_retry_after("soon") is None
+
+
+SECRET = "SECRETKEY123"
+
+
+def test_a_redirect_never_goes_from_https_to_http(server):
+    server.script["/old"] = [(302, {"Location": f"http://{HOST}/new"}, b"")]
+    server.script["/new"] = [(200, {}, b"plain")]
+    with pytest.raises(ForbiddenRedirect, match="https to plain http"):
+        fetch(server, "/old")
+    assert "/new" not in server.hits
+
+
+@pytest.mark.parametrize("target", [f"https://{HOST}:8443/new", f"https://www.{HOST}/new"])
+def test_credentials_are_not_carried_to_another_origin_even_on_the_same_host_name(server, target):
+    server.script["/old"] = [(302, {"Location": target}, b"")]
+    server.script["/new"] = [(200, {}, b"moved")]
+    document, _ = fetch(server, "/old", allowed=(HOST, f"www.{HOST}"),
+                        headers={"Authorization": f"Bearer {SECRET}", "Cookie": f"session={SECRET}"})
+    assert document.body == b"moved"
+    assert server.credentials == [("/old", f"Bearer {SECRET}", f"session={SECRET}"), ("/new", None, None)]
+
+
+def test_credentials_follow_a_redirect_within_the_same_origin(server):
+    server.script["/old"] = [(301, {"Location": "/new"}, b"")]
+    server.script["/new"] = [(200, {}, b"moved")]
+    fetch(server, "/old", headers={"Authorization": f"Bearer {SECRET}"})
+    assert [auth for _, auth, _ in server.credentials] == [f"Bearer {SECRET}", f"Bearer {SECRET}"]
+
+
+def test_no_cookie_a_server_sets_is_sent_back(server):
+    server.script["/login"] = [(302, {"Location": "/prices", "Set-Cookie": "session=abc; Path=/"}, b"")]
+    server.script["/prices"] = [(200, {}, b"ok")]
+    fetch(server, "/login")
+    assert server.credentials[-1] == ("/prices", None, None)
+
+
+def test_a_key_in_the_query_string_never_reaches_a_document_or_an_error(server, monkeypatch):
+    monkeypatch.setenv("BESTBUY_API_KEY", SECRET)
+    server.script["/products"] = [(200, {}, b"[]")]
+    document, _ = fetch(server, "", url=f"https://{HOST}/products?apiKey={SECRET}&format=json")
+    assert document.url == f"https://{HOST}/products?apiKey=REDACTED&format=json"
+    server.script["/denied"] = [(403, {}, b"forbidden")]
+    with pytest.raises(FetchError) as failure:
+        fetch(server, "", url=f"https://user:pw@{HOST}/denied?token=abc123&q=rtx")
+    assert str(failure.value) == f"HTTP 403 from https://REDACTED@{HOST}/denied?token=REDACTED&q=rtx"
+    # a configured secret is redacted wherever it appears, even outside a URL
+    with pytest.raises(FetchError, match="REDACTED") as failure:
+        raise FetchError(f"the server said: bad key {SECRET}")
+    assert SECRET not in str(failure.value)

@@ -1,0 +1,95 @@
+"""Alert delivery on bad days: a webhook that fails must not leak its token, and email goes over a verified TLS
+channel (STARTTLS or SMTPS) before the password is sent."""
+
+from __future__ import annotations
+
+import smtplib
+import ssl
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from analytics.alerts import delivery
+
+EVENT = {"event_id": "cheap-4090@2026-05-01", "rule_description": "RTX 4090 below 1700 USD", "message": "RTX 4090 at 1649"}
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    records = []
+    monkeypatch.setattr(delivery, "record_delivery", lambda *row: records.append(row))
+    monkeypatch.setenv("GPUPRICES_ALERT_RETRY_PAUSE_S", "0")
+    return records
+
+
+@pytest.fixture
+def failing_webhook():
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_failed_webhook_is_recorded_without_its_token(recorded, failing_webhook, monkeypatch):
+    url = f"{failing_webhook}/services/T0001/B0002/HOOKSECRET98765"
+    monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", url)
+    (result,) = delivery.deliver([EVENT], {})
+    assert result["status"] == "failed" and result["attempts"] == 3
+    assert "500" in result["error"] and "REDACTED" in result["error"]  # httpx quoted the URL; it is redacted
+    assert "HOOKSECRET98765" not in repr(recorded) + repr(result)
+
+
+class FakeSmtp:
+    """Stands in for smtplib.SMTP / SMTP_SSL: records how the channel was secured and refuses the login."""
+
+    calls: list = []
+
+    def __init__(self, host, port, timeout=None, context=None):
+        FakeSmtp.calls.append(("connect", type(self).__name__, context))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def starttls(self, context=None):
+        FakeSmtp.calls.append(("starttls", context))
+
+    def login(self, user, password):
+        raise smtplib.SMTPAuthenticationError(535, f"5.7.8 rejected {user}:{password}".encode())
+
+
+class FakeSmtpSsl(FakeSmtp):
+    pass
+
+
+@pytest.mark.parametrize("smtps", [False, True])
+def test_email_verifies_the_server_certificate_and_never_shows_the_password(recorded, monkeypatch, smtps):
+    FakeSmtp.calls = []
+    monkeypatch.setattr(delivery.smtplib, "SMTP", FakeSmtp)
+    monkeypatch.setattr(delivery.smtplib, "SMTP_SSL", FakeSmtpSsl)
+    for name, value in {"GPUPRICES_SMTP_HOST": "smtp.example.test", "GPUPRICES_SMTP_USER": "alerts",
+                        "GPUPRICES_SMTP_PASSWORD": "SMTPSECRET55", "GPUPRICES_ALERT_EMAIL_TO": "buyer@example.test",
+                        "GPUPRICES_SMTP_SSL": "1" if smtps else "0"}.items():
+        monkeypatch.setenv(name, value)
+    (result,) = delivery.deliver([EVENT], {})
+    contexts = [call[-1] for call in FakeSmtp.calls if call[-1] is not None]
+    assert contexts and all(c.verify_mode == ssl.CERT_REQUIRED and c.check_hostname for c in contexts)
+    connected = {call[1] for call in FakeSmtp.calls if call[0] == "connect"}
+    assert connected == ({"FakeSmtpSsl"} if smtps else {"FakeSmtp"})
+    assert any(call[0] == "starttls" for call in FakeSmtp.calls) is not smtps  # SMTPS needs no STARTTLS
+    assert result["status"] == "failed" and "SMTPAuthenticationError" in result["error"]
+    assert "SMTPSECRET55" not in result["error"]
