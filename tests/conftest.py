@@ -58,7 +58,9 @@ def prefect_api() -> str:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         prefect_home = Path(tempfile.mkdtemp(prefix="gpuprices-prefect-"))
-        from flows.daily import LIGHT_SERVER  # Prefect: imported only when a test runs a flow
+        from flows.daily import (
+            LIGHT_SERVER,  # Prefect: imported only when a test runs a flow
+        )
 
         env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
                **LIGHT_SERVER}

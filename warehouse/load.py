@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from warehouse.integrity import IntegrityResult
 from config.redact import redact
+from warehouse.integrity import IntegrityResult
 from warehouse.landing import LandedRun, sha256
 
 

@@ -21,7 +21,13 @@ from decimal import Decimal
 
 import duckdb
 
-from analytics.alerts.rules import MARKETS, MAX_RATE_AGE_DAYS, Rule, RuleError, load_config
+from analytics.alerts.rules import (
+    MARKETS,
+    MAX_RATE_AGE_DAYS,
+    Rule,
+    RuleError,
+    load_config,
+)
 from scrapers.gpu_names import resolve_gpu_id
 from warehouse import db
 from warehouse.db import fetch_dicts

@@ -18,7 +18,13 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient, RawDocument
-from scrapers.retail.pages import RetailSource, json_answer, node_text, parse_price, structured_offers
+from scrapers.retail.pages import (
+    RetailSource,
+    json_answer,
+    node_text,
+    parse_price,
+    structured_offers,
+)
 from scrapers.retail.watchlist import watchlist
 
 BASE_URL = "https://www.bestbuy.com"

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import gpuprices
 
 pytestmark = pytest.mark.slow  # on the session's offline warehouse

@@ -11,7 +11,6 @@ import socket
 
 import duckdb
 import pytest
-
 from conftest import gpuprices
 
 pytestmark = pytest.mark.slow  # a Prefect flow and a dbt build
