@@ -10,8 +10,10 @@ from datetime import date
 
 import duckdb
 
+from warehouse.build import carry_forward_days
 from warehouse.db import fetch_dicts as _rows
 from warehouse.db import open_for_reading, open_for_writing
+from warehouse.status import staleness
 
 OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
 
@@ -144,8 +146,13 @@ def _load_runs(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> No
                    bool_or(is_synthetic) AS is_synthetic
             FROM raw.ingest_runs GROUP BY source
         )
-        SELECT *, date_diff('day', last_loaded_at, max(last_loaded_at) OVER ()) AS days_behind_newest
+        -- days between its last loaded run and the newest day any source ran (the carry-forward clock)
+        SELECT *, date_diff('day', timezone('UTC', last_loaded_at)::date,
+                            (SELECT max(timezone('UTC', observed_at)::date) FROM raw.ingest_runs)) AS days_behind_newest
         FROM last_runs ORDER BY source""")
+    carry_days = carry_forward_days()
+    for row in data.freshness:
+        row["state"] = staleness(row["days_behind_newest"], carry_days)
     data.runs = _rows(connection, """
         SELECT source, status, observed_at, trigger, rows_loaded, rows_rejected, duration_s, error, is_synthetic
         FROM raw.ingest_runs ORDER BY observed_at DESC, source LIMIT 200""")

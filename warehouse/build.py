@@ -36,6 +36,14 @@ def models_fingerprint(dbt_vars: dict | None = None) -> str:
     return digest.hexdigest()
 
 
+def carry_forward_days(dbt_vars: dict | None = None) -> int:
+    """The dbt var carry_forward_days (models/dbt_project.yml, or a --vars override)."""
+    if dbt_vars and "carry_forward_days" in dbt_vars:
+        return int(dbt_vars["carry_forward_days"])
+    project = yaml.safe_load((MODELS_DIR / "dbt_project.yml").read_text())
+    return int(project["vars"]["carry_forward_days"])
+
+
 @dataclass
 class BuildPlan:
     full_refresh: bool
@@ -46,8 +54,9 @@ class BuildPlan:
 
 def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = None) -> BuildPlan:
     """Which days the build must (re)write: those of every source-run finished since the last complete build
-    (new runs, re-parses, a failed run changes nothing but costs little), plus the week after each exchange-rate
-    date such a run brought (prices convert at the last rate of the previous 7 days)."""
+    (new runs, re-parses, a failed run changes nothing but costs little) and the carry_forward_days days after each
+    (a source's snapshot stands in for it on the days its runs fail), plus the week after each exchange-rate date
+    such a run brought (prices convert at the last rate of the previous 7 days)."""
     ingested_through = connection.execute("SELECT max(finished_at) FROM raw.ingest_runs").fetchone()[0]
     last = connection.execute(
         "SELECT ingested_through, models_fingerprint FROM meta.builds ORDER BY finished_at DESC LIMIT 1"
@@ -61,7 +70,11 @@ def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = N
     since = last[0] or datetime(1970, 1, 1, tzinfo=UTC)
     dates = [row[0] for row in connection.execute(
         """
-        SELECT DISTINCT cast(timezone('UTC', observed_at) AS date) FROM raw.ingest_runs WHERE finished_at > $since
+        SELECT DISTINCT cast(timezone('UTC', observed_at) AS date) + cast(offset_days AS INTEGER)
+        FROM raw.ingest_runs CROSS JOIN range($carry + 1) AS offsets(offset_days)
+        WHERE finished_at > $since
+          AND cast(timezone('UTC', observed_at) AS date) + cast(offset_days AS INTEGER)
+              <= (SELECT max(cast(timezone('UTC', observed_at) AS date)) FROM raw.ingest_runs)
         UNION
         SELECT DISTINCT rates.rate_date + cast(offset_days AS INTEGER)
         FROM raw.fx_rates AS rates
@@ -69,7 +82,7 @@ def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = N
         CROSS JOIN range(8) AS offsets(offset_days)
         WHERE runs.finished_at > $since
         ORDER BY 1
-        """, {"since": since}).fetchall()]
+        """, {"since": since, "carry": carry_forward_days(dbt_vars)}).fetchall()]
     if len(dates) > MAX_INCREMENTAL_DAYS:
         return BuildPlan(True, f"{len(dates)} days changed since the last build", [], ingested_through)
     return BuildPlan(False, f"{len(dates)} day(s) changed since the last build", dates, ingested_through)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from warehouse import db
+from warehouse.build import carry_forward_days
 
 
 def _has_table(connection, schema: str, table: str) -> bool:
@@ -13,6 +14,18 @@ def _has_table(connection, schema: str, table: str) -> bool:
             "SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", [schema, table]
         ).fetchone()[0]
     )
+
+
+def staleness(days_behind: int | None, carry_days: int) -> str:
+    """A source's state in the daily tables, from how many days its last loaded run is behind the newest run day:
+    fresh, stale but carried forward (int_offers__daily.is_carried_forward), or dropped."""
+    if days_behind is None:
+        return "never loaded"
+    if days_behind <= 0:
+        return "fresh"
+    if days_behind <= carry_days:
+        return f"stale: last good snapshot carried forward ({days_behind} of {carry_days} days)"
+    return f"stale: dropped from the daily figures ({days_behind} days without a good run)"
 
 
 def status() -> dict:
@@ -31,12 +44,17 @@ def status() -> dict:
                        bool_or(is_synthetic) AS has_synthetic_rows
                 FROM raw.ingest_runs WHERE status = 'loaded' GROUP BY source
             )
-            SELECT * FROM last_run LEFT JOIN last_good USING (source) ORDER BY source
+            SELECT *, date_diff('day', timezone('UTC', last_loaded_at)::date,
+                                (SELECT max(timezone('UTC', observed_at)::date) FROM raw.ingest_runs))
+                      AS days_behind_newest
+            FROM last_run LEFT JOIN last_good USING (source) ORDER BY source
             """,
         )
+        carry_days = carry_forward_days()
         for row in sources:
             loaded = row["last_loaded_at"]
             row["age_hours"] = round((now - loaded).total_seconds() / 3600, 1) if loaded else None
+            row["state"] = staleness(row["days_behind_newest"], carry_days)
         quarantined = db.fetch_dicts(
             connection,
             """
@@ -79,6 +97,8 @@ def render(report: dict) -> str:
             f"  {s['source']:18} last={s['last_status']:12} at {s['last_observed_at']:%Y-%m-%d %H:%M}  "
             f"loaded {age}, {s['rows_in_last_load'] or 0} offers, {s['runs']} runs{synthetic}"
         )
+        if s["state"] != "fresh":
+            lines.append(f"      {s['state']}")
         if s["last_status"] != "loaded" and s["last_error"]:
             lines.append(f"      error: {s['last_error'][:200]}")
     lines.append("\nQuarantined results (latest 20)")

@@ -52,9 +52,9 @@ def cmd_run(args) -> int:
         print(f"alert delivery failed ({failed['channel']}, {failed['attempts']} attempts): {failed['error']}")
     if report["alerts_error"]:
         print(f"alerts NOT evaluated: {report['alerts_error']}")
-    if report["sources"] and not any(s["status"] == "loaded" for s in report["sources"]):
+    if report["sources"] and not any(s["status"] in ("loaded", "already_loaded") for s in report["sources"]):
         # a scheduler must notice a day on which nothing came in (the reasons are in the lines above)
-        print(f"error: nothing loaded: none of the {len(report['sources'])} source-runs loaded offers", file=sys.stderr)
+        print(f"error: nothing loaded: all {len(report['sources'])} source-runs failed or were skipped", file=sys.stderr)
         return 1
     if report["built"]:
         print('try: gpuprices sql "select * from marts.gpu_prices_daily order by price_date desc limit 5"')

@@ -1,21 +1,49 @@
 {{ config(
     schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
 ) }}
--- The day's snapshot of each source: the offers of its last loaded run of that UTC day. Incremental by day: a
--- build rewrites only the days that gained runs, re-parses or exchange rates since the last build (rebuilt_days.sql).
-with last_run_of_day as (
-    select run_id
+-- The day's snapshot of each source: the offers of its last loaded run of that UTC day. A source with no loaded run
+-- on a day (blocked, failed, quarantined) keeps its last good snapshot for up to `carry_forward_days` days
+-- (is_carried_forward, with the snapshot's real observed_at), so a bad day of one source never reads as a price move;
+-- past the limit it is dropped. Incremental by day: a build rewrites the days that gained runs, re-parses or exchange
+-- rates since the last build and the `carry_forward_days` days after each (rebuilt_days.sql, warehouse/build.py).
+{% set carry_days = var('carry_forward_days') | int %}
+with days as (
+    -- the days the warehouse has runs on (any status): the days a snapshot can be carried to
+    select distinct price_date
+    from {{ ref('stg_raw__ingest_runs') }}
+    where {{ rebuilt_days_filter('price_date') }}
+),
+
+last_run_of_day as (
+    select source, price_date, run_id
     from {{ ref('stg_raw__ingest_runs') }}
     where status = 'loaded'
-      and {{ rebuilt_days_filter('price_date') }}
+      and {{ rebuilt_days_filter('price_date', lookback_days=carry_days) }}
     qualify row_number() over (partition by source, price_date order by observed_at desc, run_id desc) = 1
 ),
 
--- int_offers__current's logic (macros/current_offers.sql) on the rebuilt days' raw rows only
+-- each day's snapshot of each source: its own run of the day, else its newest loaded day within the limit
+snapshot_of_day as (
+    select
+        days.price_date,
+        last_run_of_day.run_id,
+        last_run_of_day.price_date <> days.price_date as is_carried_forward
+    from days
+    inner join last_run_of_day
+        on last_run_of_day.price_date between days.price_date - {{ carry_days }} and days.price_date
+    qualify row_number() over (
+        partition by days.price_date, last_run_of_day.source order by last_run_of_day.price_date desc
+    ) = 1
+),
+
+-- int_offers__current's logic (macros/current_offers.sql) on the raw rows of the rebuilt days and the days before
+-- them that a snapshot can be carried from
 offers as (
-    {{ current_offers(rebuilt_days_filter('price_date', 'observed_at')) }}
+    {{ current_offers(rebuilt_days_filter('price_date', 'observed_at', lookback_days=carry_days)) }}
 )
 
-select offers.*
+select
+    offers.* replace (snapshot_of_day.price_date as price_date),
+    snapshot_of_day.is_carried_forward
 from offers
-inner join last_run_of_day using (run_id)
+inner join snapshot_of_day using (run_id)

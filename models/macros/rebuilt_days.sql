@@ -9,8 +9,9 @@
 {# A predicate for the rows of an incremental model's input that fall on a rebuilt day. `timestamp_column`, when
    given, adds a range on the raw timestamp so DuckDB skips row groups of other days instead of scanning all.
    `onward`: every day from the first rebuilt one on, for a table whose rows depend on earlier days (trailing
-   windows, lowest price so far). #}
-{% macro rebuilt_days_filter(date_column, timestamp_column=none, onward=false) -%}
+   windows, lowest price so far). `lookback_days`: also the days up to that many days before the first rebuilt one
+   (the snapshots int_offers__daily carries forward). #}
+{% macro rebuilt_days_filter(date_column, timestamp_column=none, onward=false, lookback_days=0) -%}
     {%- set dates = var('rebuild_dates', none) -%}
     {#- a unit test has no `this` (and is never incremental): every given row is in -#}
     {%- if dates is none or this is none or not is_incremental() -%}
@@ -19,6 +20,12 @@
         false
     {%- elif onward -%}
         {{ date_column }} >= date '{{ dates | min }}'
+    {%- elif lookback_days > 0 -%}
+        {{ date_column }} between date '{{ dates | min }}' - {{ lookback_days }} and date '{{ dates | max }}'
+        {%- if timestamp_column %}
+        and {{ timestamp_column }} >= timestamptz '{{ dates | min }} 00:00:00+00' - interval {{ lookback_days }} day
+        and {{ timestamp_column }} < timestamptz '{{ dates | max }} 00:00:00+00' + interval 1 day
+        {%- endif -%}
     {%- else -%}
         {{ date_column }} in ({% for day in dates %}date '{{ day }}'{{ ', ' if not loop.last }}{% endfor %})
         {%- if timestamp_column %}

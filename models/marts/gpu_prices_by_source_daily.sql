@@ -25,6 +25,7 @@ aggregated as (
         count(*) as offer_count,
         count(distinct region) as region_count,
         bool_or(is_synthetic) as is_synthetic,
+        bool_or(is_carried_forward) as is_carried_forward,
         max(observed_at) as observed_at
     from daily_offers
     group by all

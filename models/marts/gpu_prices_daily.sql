@@ -22,6 +22,8 @@ aggregated as (
         count(*) as offer_count,
         count(distinct provider) as provider_count,
         string_agg(distinct source, ',' order by source) as sources,
+        -- offers standing in for a source whose runs failed that day (int_offers__daily)
+        count(*) filter (where is_carried_forward) as carried_forward_offer_count,
         bool_or(is_synthetic) as is_synthetic
     from market_offers
     group by all

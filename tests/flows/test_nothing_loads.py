@@ -41,7 +41,7 @@ def test_the_run_exits_non_zero_with_one_line_and_no_traceback(dead_day):
     assert result.returncode == 1, (result.stdout[-2000:], result.stderr[-2000:])
     assert "Traceback" not in result.stdout + result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert errors == ["error: nothing loaded: none of the 5 source-runs loaded offers"], result.stderr[-2000:]
+    assert errors == ["error: nothing loaded: all 5 source-runs failed or were skipped"], result.stderr[-2000:]
 
 
 def test_the_site_says_no_data_yet_and_why(dead_day):

@@ -26,6 +26,7 @@ from warehouse.pipeline import (
     ingest_landed_runs,
     record_failure,
 )
+from warehouse.status import staleness
 
 OBSERVED = datetime(2026, 4, 2, 23, 0, tzinfo=UTC)
 
@@ -237,3 +238,10 @@ def test_every_raw_gpu_name_is_resolved_once_by_the_one_resolver_before_a_build(
         assert refresh_gpu_name_matches(connection, [datetime(2026, 4, 3).date()]) == 1
         assert refresh_gpu_name_matches(connection, [datetime(2026, 4, 9).date()]) == 0
         assert connection.execute("SELECT gpu_id FROM meta.gpu_name_matches WHERE raw_gpu_name = 'T4'").fetchone()[0]
+
+
+def test_a_sources_staleness_follows_the_carry_forward_limit():
+    assert staleness(None, 3) == "never loaded"
+    assert staleness(0, 3) == "fresh"
+    assert staleness(3, 3).startswith("stale: last good snapshot carried forward (3 of 3 days)")
+    assert staleness(4, 3).startswith("stale: dropped")
