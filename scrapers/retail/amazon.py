@@ -1,5 +1,6 @@
 """Amazon product pages (`/dp/<ASIN>`) and search pages (`/s?k=<query>`), on amazon.com and the other storefronts
-(the storefront decides the currency: amazon.de is EUR whatever the page's number format).
+(a currency written in the price wins: amazon.com showing "EUR 12.99" to a visitor is EUR; a bare number or an
+ambiguous "$" takes the storefront's currency: amazon.co.uk is GBP, amazon.ca CAD).
 
 The buy-box price moved three times in the saved pages, so the parser reads the first of these that holds text:
 recent `#corePrice_feature_div .a-offscreen` ([price to pay, struck list price]; the `.priceToPay .a-offscreen`
@@ -24,7 +25,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient, RawDocument
-from scrapers.retail.pages import RetailSource, node_text, parse_price
+from scrapers.retail.pages import RetailSource, node_text, parse_price, written_currency
 from scrapers.retail.watchlist import watchlist
 
 CURRENCY_BY_HOST = {
@@ -99,7 +100,8 @@ class AmazonPages(RetailSource):
         availability = node_text(tree.css_first("#availability")).lower()
         in_stock = False if any(word in availability for word in UNAVAILABLE) else \
             True if "in stock" in availability or tree.css_first("#add-to-cart-button") is not None else None
-        price = parse_price(_first_text(tree, BUY_BOX_PRICE), currency)
+        buy_box = _first_text(tree, BUY_BOX_PRICE)
+        price, currency = parse_price(buy_box, currency), written_currency(buy_box, currency)
         if price is None:
             if in_stock is False:
                 return []  # "Currently unavailable" without a price: no observation
@@ -117,7 +119,7 @@ class AmazonPages(RetailSource):
         title = node_text(card.css_first("h2"))
         selling = next((node_text(node) for node in card.css(".a-price:not([data-a-strike]) .a-offscreen")
                         if node_text(node)), "")
-        price = parse_price(selling, currency)
+        price, currency = parse_price(selling, currency), written_currency(selling, currency)
         if price is None:
             return []  # "See options" / no featured offer: no observation
         list_price = parse_price(_first_text(card, ('.a-price[data-a-strike="true"] .a-offscreen',)), currency)

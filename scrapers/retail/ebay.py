@@ -36,8 +36,7 @@ from scrapers.retail.pages import (
     condition_from_text,
     json_answer,
     node_text,
-    parse_price,
-    parse_range,
+    parse_priced,
 )
 from scrapers.retail.watchlist import watchlist
 
@@ -68,7 +67,8 @@ class EbaySearch(RetailSource):
         return [await client.get(search_url(query), allowed_hosts=self.hosts) for query in self.queries]
 
     def parse_page(self, html: str, url: str, index: int) -> list[Offer]:
-        currency = CURRENCY_BY_HOST.get(urlsplit(url).netloc, "USD")
+        # the site's currency, for prices that do not write theirs (an unknown eBay site: None, never USD by default)
+        currency = CURRENCY_BY_HOST.get(urlsplit(url).netloc)
         tree = LexborHTMLParser(html)
         cards = tree.css("li.s-card[data-listingid]")
         if cards:
@@ -78,7 +78,7 @@ class EbaySearch(RetailSource):
             raise ParseError("eBay page without s-card or s-item results (layout changed?)")
         return [offer for offer in (self._legacy_item(item, currency, index) for item in items) if offer is not None]
 
-    def _legacy_item(self, item, currency: str, index: int) -> Offer | None:
+    def _legacy_item(self, item, site_currency: str | None, index: int) -> Offer | None:
         title_node = item.css_first(".s-item__title")
         for decoration in title_node.css(".LIGHT_HIGHLIGHT, .clipped") if title_node else []:
             decoration.decompose()  # "Neues Angebot" / "New Listing" prefixes
@@ -89,36 +89,34 @@ class EbaySearch(RetailSource):
         if title == "Shop on eBay" or listing is None or listing.group(1) == "123456":
             return None  # the ghost card links to /itm/123456
         price_text = item.css_first(".s-item__price").text() if item.css_first(".s-item__price") else ""
-        low_high = parse_range(price_text, currency)
-        price = low_high[0] if low_high else parse_price(price_text, currency)
-        if price is None:
+        priced = parse_priced(price_text, site_currency)  # "EUR 399,99": EUR whatever the site
+        if priced is None:
             return None
         condition = item.css_first(".SECONDARY_INFO")
         host = urlsplit(href).netloc
         return self.card_offer(
-            offer_id=listing.group(1), title=title, price=price, currency=currency,
+            offer_id=listing.group(1), title=title, price=priced[0], currency=priced[1],
             url=f"https://{host}/itm/{listing.group(1)}" if host in CURRENCY_BY_HOST else None, index=index,
             region=host or None, condition=condition_from_text(condition.text() if condition else None) or "used",
             seller_type="marketplace", in_stock=True,
         )
 
-    def _card(self, card, currency: str, index: int) -> Offer | None:
+    def _card(self, card, site_currency: str | None, index: int) -> Offer | None:
         listing_id = card.attributes.get("data-listingid") or ""
         title_node = card.css_first(".s-card__title .su-styled-text") or card.css_first(".s-card__title")
         title = node_text(title_node)
         if listing_id == GHOST_LISTING_ID or title == "Shop on eBay":
             return None
         price_text = card.css_first(".s-card__price").text() if card.css_first(".s-card__price") else ""
-        low_high = parse_range(price_text, currency)
-        price = low_high[0] if low_high else parse_price(price_text, currency)
-        if price is None:
+        priced = parse_priced(price_text, site_currency)  # "EUR 399,99": EUR whatever the site
+        if priced is None:
             return None  # no price shown: no observation
         link = card.css_first("a.su-link") or card.css_first("a")
         href = link.attributes.get("href", "") if link else ""
         url = href.split("?", 1)[0] if urlsplit(href).netloc in CURRENCY_BY_HOST else None
         subtitle = card.css_first(".s-card__subtitle")
         return self.card_offer(
-            offer_id=listing_id, title=title, price=price, currency=currency, url=url, index=index,
+            offer_id=listing_id, title=title, price=priced[0], currency=priced[1], url=url, index=index,
             region=urlsplit(url).netloc if url else None,
             condition=condition_from_text(subtitle.text() if subtitle else None) or "used",
             seller_type="marketplace", in_stock=True,

@@ -2,8 +2,9 @@
 empty one, deciding whether a listing is a GPU card at all (and which), and reading the structured product data
 shops embed (JSON-LD, OpenGraph product meta, microdata). Scraped text is untrusted: nothing here evaluates it.
 
-Traps (seen in the saved pages in tests/fixtures/retail/, origins in tests/fixtures/PROVENANCE.md): the currency of `¥` depends on the site
-(CNY on JD, JPY elsewhere), `万` multiplies by 10,000, screen-reader text duplicates a price ("$59.99$59.99"),
+Traps (seen in the saved pages in tests/fixtures/retail/, origins in tests/fixtures/PROVENANCE.md): a currency
+written in the price ("EUR 399,99" on eBay.de, "US $5") wins over the site's; `¥` depends on the site (CNY on JD,
+JPY on a Japanese site), `万` multiplies by 10,000, screen-reader text duplicates a price ("$59.99$59.99"),
 ranges ("EUR 2,99 bis EUR 7,99"), financing ("About $0.50/mo.") and teasers ("1 New from $29.99") are not prices,
 and a captcha page is no observation (never price 0)."""
 
@@ -28,8 +29,8 @@ _WAN = re.compile(r"(\d+(?:\.\d+)?)\s*万")
 
 
 def parse_price(text: str | None, currency: str, decimal_separator: str | None = None) -> Decimal | None:
-    """The first price in a price string, as an exact Decimal in the site's `currency` (the caller's decision: the
-    glyph is not trusted). None for empty text, financing, unit prices, teasers, coupons and sales counts."""
+    """The first price in a price string, as an exact Decimal (its currency: written_currency). None for empty
+    text, financing, unit prices, teasers, coupons and sales counts."""
     if text is None:
         return None
     text = " ".join(str(text).split())
@@ -46,6 +47,52 @@ def parse_price(text: str | None, currency: str, decimal_separator: str | None =
         return None
     amount = Decimal(str(parsed.amount))
     return amount if amount > 0 else None
+
+
+# A currency written in a price string wins over the site's. "$" and "¥" alone are ambiguous: the site's currency
+# when it is a dollar (resp. yen/yuan) one, else USD (resp. CNY).
+ISO_CURRENCIES = frozenset({
+    "USD", "EUR", "GBP", "CNY", "JPY", "CAD", "AUD", "NZD", "CHF", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF", "RON",
+    "BGN", "ISK", "TRY", "HKD", "SGD", "TWD", "KRW", "INR", "BRL", "MXN", "ZAR", "ILS", "THB", "MYR", "IDR", "PHP"})
+_DOLLAR_PREFIX = re.compile(r"(?<![A-Za-z])(US|USD|C|CA|CAD|CDN|AU|AUD|A|NZ|NZD|HK|HKD|S|SG|SGD|NT|MX|R)\s?\$")
+_DOLLAR_PREFIXES = {"US": "USD", "USD": "USD", "C": "CAD", "CA": "CAD", "CAD": "CAD", "CDN": "CAD", "AU": "AUD",
+                    "AUD": "AUD", "A": "AUD", "NZ": "NZD", "NZD": "NZD", "HK": "HKD", "HKD": "HKD", "S": "SGD",
+                    "SG": "SGD", "SGD": "SGD", "NT": "TWD", "MX": "MXN", "R": "BRL"}
+_SYMBOLS = {"€": "EUR", "£": "GBP", "₹": "INR", "₩": "KRW", "zł": "PLN", "RMB": "CNY", "元": "CNY", "人民币": "CNY",
+            "円": "JPY", "Fr.": "CHF", "Kč": "CZK", "₺": "TRY", "₪": "ILS", "฿": "THB"}
+_DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "TWD", "MXN"})
+
+
+def written_currency(text: str | None, site_currency: str | None) -> str | None:
+    """The ISO currency a price string shows ("EUR 399,99", "12,99 €", "US $5", "C $20", "£5", "¥1999"), else the
+    site's (None when neither says: the caller records nothing rather than guess USD)."""
+    text = " ".join(str(text or "").split())
+    prefix = _DOLLAR_PREFIX.search(text)
+    if prefix:
+        return _DOLLAR_PREFIXES[prefix.group(1)]
+    shown = Price.fromstring(text).currency if text else None
+    if shown is None:
+        return site_currency
+    shown = shown.strip()
+    if shown.upper() in ISO_CURRENCIES:
+        return shown.upper()
+    if shown in _SYMBOLS:
+        return _SYMBOLS[shown]
+    if "$" in shown:
+        return site_currency if site_currency in _DOLLARS else "USD"
+    if shown in ("¥", "￥"):
+        return site_currency if site_currency in ("CNY", "JPY") else "CNY"
+    if shown.lower() == "kr":
+        return site_currency if site_currency in ("SEK", "NOK", "DKK", "ISK") else None
+    return site_currency
+
+
+def parse_priced(text: str | None, site_currency: str | None) -> tuple[Decimal, str] | None:
+    """A price string's amount (the low end of a range) and the currency it is written in (written_currency)."""
+    low_high = parse_range(text, site_currency or "")
+    amount = low_high[0] if low_high else parse_price(text, site_currency or "")
+    currency = written_currency(text, site_currency)
+    return (amount, currency) if amount is not None and currency is not None else None
 
 
 def parse_range(text: str | None, currency: str, decimal_separator: str | None = None) -> tuple[Decimal, Decimal] | None:

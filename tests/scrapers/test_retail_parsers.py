@@ -20,6 +20,7 @@ from scrapers.retail.pages import (
     parse_range,
     raise_if_blocked,
     structured_offers,
+    written_currency,
 )
 
 RETAIL = FIXTURES / "retail"
@@ -52,6 +53,52 @@ def test_every_observed_price_string(row):
     else:
         assert row["role"] in PRICE_ROLES
         assert amount == Decimal(row["expected_amount"])
+
+
+@pytest.mark.parametrize("row", list(observed_strings()))
+def test_every_observed_price_string_says_its_own_currency_whatever_the_site(row):
+    if row["role"] in NOT_PRICES or not row["expected_iso"]:
+        return
+    shows_currency = any(mark in row["string"] for mark in ("$", "€", "£", "¥", "EUR", "CNY"))
+    for site in (None, "USD", "GBP"):  # the site's currency only fills in for a bare number
+        expected = row["expected_iso"] if shows_currency else site
+        assert written_currency(row["string"], site) == expected, (row["string"], site)
+
+
+@pytest.mark.parametrize(("text", "site", "currency"), [
+    ("EUR 399,99", "USD", "EUR"), ("12,99 €", "USD", "EUR"), ("£5.00", "EUR", "GBP"), ("US $12.99", "EUR", "USD"),
+    ("C $20.00", "USD", "CAD"), ("AU $30.00", "USD", "AUD"), ("CHF 12.50", "EUR", "CHF"), ("RMB 299", None, "CNY"),
+    ("$399.99", "CAD", "CAD"), ("$399.99", "EUR", "USD"), ("¥5,499", "CNY", "CNY"), ("¥5,499", "JPY", "JPY"),
+    ("¥5,499", "USD", "CNY"), ("399,99", "EUR", "EUR"), ("399,99", None, None),
+])
+def test_a_currency_written_in_the_price_wins_over_the_sites(text, site, currency):
+    assert written_currency(text, site) == currency
+
+
+def test_ebay_de_prices_are_euro_even_when_the_page_is_read_as_ebay_com():
+    from scrapers.retail.ebay import EbaySearch
+
+    page = (RETAIL / "ebay" / "ebay_de_search_apple_2022.html").read_bytes()
+    for url in ("https://www.ebay.com/sch/i.html?_nkw=apple", "https://www.ebay.example/sch/i.html?_nkw=apple"):
+        offers = EbaySearch(queries=[]).parse([raw_document(page, url)])
+        assert len(offers) == 64 and {o.currency for o in offers} == {"EUR"}, url
+
+
+def test_ebay_com_dollar_prices_stay_usd_and_an_unknown_site_without_a_written_currency_gives_nothing():
+    from scrapers.retail.ebay import EbaySearch
+
+    page = (RETAIL / "ebay" / "ebay_com_search_kitchen_accessories_scard_2026.html").read_bytes()
+    offers = EbaySearch(queries=[]).parse([raw_document(page, "https://www.ebay.com/sch/i.html?_nkw=kitchen")])
+    assert offers and {o.currency for o in offers} == {"USD"}
+    bare = page.replace(b"$", b"")  # the same cards with bare numbers, on a site whose currency we do not know
+    assert EbaySearch(queries=[]).parse([raw_document(bare, "https://www.ebay.example/sch/i.html")]) == []
+    assert {o.currency for o in EbaySearch(queries=[]).parse(
+        [raw_document(bare, "https://www.ebay.co.uk/sch/i.html")])} == {"GBP"}
+
+
+def test_amazon_prices_written_in_euro_are_euro_on_any_storefront():
+    de_page_on_com = amazon_offers("amazon_de_search_katzenfutter_2022.html", "https://www.amazon.com/s?k=katzenfutter")
+    assert de_page_on_com and {o.currency for o in de_page_on_com} == {"EUR"}
 
 
 def test_wan_multiplier_and_ranges():
