@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from scrapers.gpu_names import resolve_gpu_id
+from scrapers.gpu_names import resolve_typed
 from warehouse import db
 
 _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
@@ -22,9 +22,12 @@ class EstimateError(ValueError):
 
 
 def parse_count(text: str, what: str) -> float:
-    """'70B', '2T', '7e9', '1.5b' -> a plain count. A bare number under a million is refused: '70' is far more
-    likely to mean 70B than seventy."""
-    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([kmbt]?)\s*", text.lower())
+    """'70B', '2T', '7e9', '1.75e+11', '1.5b', '70,000,000,000', '70_000_000_000', '6.7 billion' -> a plain count.
+    A bare number under a million is refused: '70' is far more likely to mean 70B than seventy."""
+    words = {"thousand": "k", "million": "m", "billion": "b", "trillion": "t"}
+    cleaned = re.sub(r"(?<=\d)[,_](?=\d{3}(?!\d))", "", text.lower().strip())
+    cleaned = re.sub(r"\s*(thousand|million|billion|trillion)$", lambda m: words[m.group(1)], cleaned)
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*([kmbt]?)\s*", cleaned)
     if not match:
         raise EstimateError(f"{what}: cannot read {text!r}; write e.g. 70B, 2T or 7e9")
     value = float(match.group(1)) * _SCALE[match.group(2)]
@@ -99,12 +102,13 @@ def reference_model(connection: duckdb.DuckDBPyConnection, name: str) -> ModelSh
 
 
 def resolve_gpu(connection: duckdb.DuckDBPyConnection, name: str) -> str:
-    """A canonical id, or any raw name the alias table resolves ('H100-80GB', 'A100 80GB', 'H800'). Shorthand
-    that names several variants ('A100') takes the alias table's `estimate` scope: the variant clouds rent most."""
+    """A canonical id, or any spelling a spec sheet or a cloud uses ('H100-80GB', 'A100 40GB', 'A100 SXM4 40 GB',
+    'Tesla T4'). Shorthand that names several variants ('A100') takes the estimate scope (resolve_typed)."""
     known = {r[0] for r in connection.execute("SELECT gpu_id FROM marts.gpus").fetchall()}
-    gpu_id = name if name in known else resolve_gpu_id(name, scope="estimate")
-    if gpu_id is None or gpu_id not in known:
-        raise EstimateError(f"unknown GPU {name!r}: not a canonical id and no alias in models/seeds/gpu_aliases.csv")
+    gpu_id = resolve_typed(name, known)
+    if gpu_id is None:
+        raise EstimateError(f"unknown GPU {name!r}: not a canonical id, an alias (models/seeds/gpu_aliases.csv) "
+                            "or a model name we know (`gpuprices sql \"select gpu_id from marts.gpus\"`)")
     return gpu_id
 
 

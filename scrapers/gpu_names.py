@@ -56,6 +56,48 @@ def resolve_gpu_id(raw_name: str | None, scope: str = "") -> str | None:
     return aliases.get((scope, key)) or aliases.get(("", key))
 
 
+_VENDOR_WORDS = re.compile(r"\b(nvidia|tesla|geforce|amd|instinct|intel|habana|google|cloud)\b")
+_MEMORY = re.compile(r"(\d+)\s*gi?b\b")
+_FORM = re.compile(r"\b(sxm\d?|pcie|nvl|hgx)\b")
+_FORM_RANK = {"sxm": 0, "nvl": 1, "pcie": 2}  # the estimate scope: the part clouds rent most, SXM first
+
+
+def resolve_typed(name: str, known_ids: set[str] | frozenset[str]) -> str | None:
+    """What a person types for a GPU ("A100 40GB", "A100-40GB", "A100 SXM4 40 GB", "H100 80GB", "Tesla T4",
+    "nvidia v100 32gb"): a canonical id as is, an alias (estimate scope first), else read as model + optional form
+    factor + optional memory against the known ids. A name that leaves several variants open takes the documented
+    estimate scope: the SXM part before NVL before PCIe, then the one with the most memory (A100 -> the 80GB SXM4).
+    None when nothing matches. Offers never go through this: their names must say SXM vs PCIe (resolve_gpu_id)."""
+    if name in known_ids:
+        return name
+    for scope in ("estimate", ""):
+        gpu_id = resolve_gpu_id(name, scope)
+        if gpu_id in known_ids:
+            return gpu_id
+    text = _VENDOR_WORDS.sub(" ", name.lower().replace("_", " "))
+    memory = _MEMORY.search(text)
+    text = _MEMORY.sub(" ", text)
+    form = _FORM.search(text)
+    model = name_key(_FORM.sub(" ", text))
+    if not model:
+        return None
+    candidates = []
+    for gpu_id in known_ids:
+        parts = gpu_id.split("-")
+        size = parts[-1] if re.fullmatch(r"\d+gb", parts[-1]) else None
+        body = parts[:-1] if size else parts
+        forms = [p for p in body if _FORM.fullmatch(p)]
+        if name_key("".join(p for p in body if p not in forms)) != model:
+            continue
+        if memory and size != f"{memory.group(1)}gb":
+            continue
+        if form and not any(f.startswith(form.group(1)) or form.group(1).startswith(f) for f in forms):
+            continue
+        rank = _FORM_RANK.get(re.sub(r"\d", "", forms[0]), 3) if forms else 3
+        candidates.append((rank, -int(size[:-2]) if size else 0, gpu_id))
+    return min(candidates)[2] if candidates else None
+
+
 def resolve_first(candidates: list[str | None], scope: str = "") -> tuple[str, str | None]:
     """(raw name, gpu_id) for the first candidate name an alias resolves, else (first candidate, None).
 

@@ -28,7 +28,7 @@ from analytics.alerts.rules import (
     RuleError,
     load_config,
 )
-from scrapers.gpu_names import resolve_gpu_id
+from scrapers.gpu_names import resolve_typed
 from warehouse import db
 from warehouse.db import fetch_dicts
 
@@ -111,10 +111,8 @@ def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
 def resolve_rule_gpu(connection: duckdb.DuckDBPyConnection, gpu: str) -> str:
     """A canonical GPU id for the rule's GPU name (an id as is, or any alias the warehouse knows)."""
     known = {row[0] for row in connection.execute("select gpu_id from marts.gpus").fetchall()}
-    if gpu in known:
-        return gpu
-    resolved = resolve_gpu_id(gpu, "estimate") or resolve_gpu_id(gpu)
-    if resolved is None or resolved not in known:
+    resolved = resolve_typed(gpu, known)  # as the estimator reads it
+    if resolved is None:
         raise RuleError(f"unknown GPU {gpu!r}: use a canonical id (see `gpuprices sql \"select gpu_id from marts.gpus\"`)"
                         " or a known alias")
     return resolved

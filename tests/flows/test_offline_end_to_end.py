@@ -219,6 +219,9 @@ def test_every_model_and_column_is_described_in_the_yaml_beside_it(warehouse):
 
 def test_estimate_resolves_aliases_counts_recomputation_and_takes_a_stated_throughput(warehouse):
     assert estimate_json(warehouse, "--params", "70B", "--tokens", "2T", "--gpu", "H100-80GB")["gpu_id"] == "h100-sxm5-80gb"
+    # what a person types: scientific notation with a sign, a spec-sheet spelling with the memory
+    typed = estimate_json(warehouse, "--params", "1.75e+11", "--tokens", "2.1e+12", "--gpu", "A100 40GB")
+    assert typed["gpu_id"] == "a100-sxm4-40gb" and typed["flops"] == pytest.approx(6 * 1.75e11 * 2.1e12)
     h800 = estimate_json(warehouse, "--model", "deepseek-v3", "--gpu", "H800", "--precision", "fp8")
     assert h800["gpu_id"] == "h800-sxm5-80gb"
     assert h800["flops"] == pytest.approx(6 * 37e9 * 14.8e12)  # active parameters, not 671B
