@@ -128,8 +128,9 @@ _GPU_PRICES = """
         rental.price_date,
         rental.on_demand_cheapest_usd_per_gpu_hour, rental.on_demand_median_usd_per_gpu_hour,
         rental.spot_cheapest_usd_per_gpu_hour, rental.spot_median_usd_per_gpu_hour,
-        coalesce(rental.is_synthetic, false) AS is_synthetic,
-        purchase.purchase_price_usd, purchase.purchase_price_basis
+        coalesce(rental.is_synthetic, false) AS rental_is_synthetic,
+        purchase.purchase_price_usd, purchase.purchase_price_basis,
+        coalesce(purchase.is_synthetic, false) AS purchase_is_synthetic
     FROM intermediate.int_gpu_specs AS specs
     LEFT JOIN rental USING (gpu_id)
     LEFT JOIN purchase USING (gpu_id)
@@ -163,7 +164,9 @@ _TRAINING = f"""
         formulas.gpu_hours(flops, dense_peak_tflops, mfu) * spot_cheapest_usd_per_gpu_hour AS cost_usd_spot_cheapest,
         formulas.gpu_hours(flops, dense_peak_tflops, mfu)
             * formulas.owned_usd_per_gpu_hour(purchase_price_usd, tdp_w) AS cost_usd_owned,
-        purchase_price_usd, purchase_price_basis, is_synthetic
+        purchase_price_usd, purchase_price_basis,
+        -- made up when any price behind a cost is (cost_usd_owned uses the purchase price), as the training mart says
+        rental_is_synthetic OR purchase_is_synthetic AS is_synthetic, rental_is_synthetic, purchase_is_synthetic
     FROM timed
     ORDER BY cost_usd_cheapest NULLS LAST, gpu_hours
 """
@@ -192,7 +195,7 @@ _INFERENCE = f"""
             AS usd_per_million_output_tokens_cheapest,
         formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, output_tokens_per_second)
             AS usd_per_million_output_tokens_median,
-        is_synthetic
+        rental_is_synthetic AS is_synthetic, rental_is_synthetic
     FROM throughput
     ORDER BY usd_per_million_output_tokens_cheapest NULLS LAST, min_gpus
 """
@@ -278,7 +281,9 @@ def format_rows(rows: list[dict], inference: bool) -> str:
         if not inference and not row["fits_in_memory"]:
             notes.append("(does not fit: needs more GPUs)")
         if row["is_synthetic"]:
-            notes.append("(synthetic)")
+            made_up = [what for what, flag in (("rental prices", row.get("rental_is_synthetic")),
+                                               ("purchase price", row.get("purchase_is_synthetic"))) if flag]
+            notes.append(f"(synthetic: {', '.join(made_up)})")
         lines.append(_cells([cell(row) for _, _, cell in columns], columns) + "  " + "  ".join(notes))
     if rows and not rows[0]["activations_counted"]:
         lines.append("activations not counted in min GPUs: pass --layers and --d-model to include them")

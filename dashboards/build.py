@@ -73,13 +73,25 @@ def _plain(value):
     return value
 
 
+SYNTHETIC_COLOR, REAL_COLOR = "#d4a72c", "#1f6feb"
+
+
+def _marked(trace: dict, rows: list[dict]) -> dict:
+    """Every price trace says whether a made-up input is behind it: `meta.synthetic` (checked by the tests), and a
+    "(synthetic)" legend name."""
+    synthetic = any(r.get("is_synthetic") for r in rows)
+    if synthetic and "name" in trace and "(synthetic)" not in trace["name"]:
+        trace["name"] += " (synthetic)"
+    return {**trace, "meta": {"synthetic": synthetic}}
+
+
 def _bar(rows: list[dict], y: str, y_title: str) -> dict:
     return {
-        "data": [{
+        "data": [_marked({
             "type": "bar", "x": [r["gpu_id"] for r in rows], "y": [_plain(r[y]) for r in rows],
-            "marker": {"color": ["#d4a72c" if r.get("is_synthetic") else "#1f6feb" for r in rows]},
+            "marker": {"color": [SYNTHETIC_COLOR if r.get("is_synthetic") else REAL_COLOR for r in rows]},
             "hovertemplate": "%{x}: %{y:.1f}<extra></extra>",
-        }],
+        }, rows)],
         "layout": {"yaxis": {"title": {"text": y_title}}, "hovermode": "closest",
                    "xaxis": {"title": {"text": "GPU (amber bars: synthetic prices)", "standoff": 12}, "automargin": True}},
     }
@@ -97,13 +109,12 @@ def _series_charts(page: GpuPage) -> list[dict]:
     for index, key in enumerate(keys):
         rows = [r for r in page.prices if (r["channel"], r["pricing_type"], r["price_per"]) == key]
         dates = [_plain(r["price_date"]) for r in rows]
-        synthetic = any(r["is_synthetic"] for r in rows)
 
         def values(column, rows=rows):
             return [_plain(r[column]) for r in rows]
 
         band = {"mode": "lines", "line": {"width": 0}, "hoverinfo": "skip", "type": "scatter"}
-        data = [
+        data = [_marked(trace, rows) for trace in [
             {**band, "x": dates, "y": values("trailing_90d_min_usd"), "showlegend": False, "name": "90-day min"},
             {**band, "x": dates, "y": values("trailing_90d_median_usd"), "fill": "tonexty",
              "fillcolor": "rgba(31,111,235,0.10)", "name": "90-day min-median"},
@@ -111,10 +122,11 @@ def _series_charts(page: GpuPage) -> list[dict]:
             {**band, "x": dates, "y": values("trailing_30d_median_usd"), "fill": "tonexty",
              "fillcolor": "rgba(31,111,235,0.22)", "name": "30-day min-median"},
             {"type": "scatter", "mode": "lines+markers", "x": dates, "y": values("min_price_usd"),
-             "name": "cheapest" + (" (synthetic)" if synthetic else ""), "line": {"color": "#1f6feb"}},
+             "name": "cheapest", "line": {"color": REAL_COLOR},
+             "marker": {"color": [SYNTHETIC_COLOR if r["is_synthetic"] else REAL_COLOR for r in rows]}},
             {"type": "scatter", "mode": "lines", "x": dates, "y": values("median_price_usd"),
              "name": "median", "line": {"color": "#8c959f", "dash": "dot"}},
-        ]
+        ]]
         charts.append({
             "id": f"series-{index}", "label": _series_label(rows[0]),
             "spec": {"data": data, "layout": {
@@ -128,8 +140,9 @@ def _training_history_chart(rows: list[dict]) -> dict:
     data = []
     for model_id in sorted({r["model_id"] for r in rows}):
         series = [r for r in rows if r["model_id"] == model_id]
-        data.append({"type": "scatter", "mode": "lines+markers", "name": model_id,
-                     "x": [_plain(r["price_date"]) for r in series], "y": [_plain(r["cheapest_cost_usd"]) for r in series]})
+        data.append(_marked({"type": "scatter", "mode": "lines+markers", "name": model_id,
+                             "x": [_plain(r["price_date"]) for r in series],
+                             "y": [_plain(r["cheapest_cost_usd"]) for r in series]}, series))
     return {"data": data, "layout": {"yaxis": {"type": "log", "title": {"text": "USD per training run"}},
                                      "xaxis": {"title": {"text": "date (UTC)"}, "type": "date"}, "height": 480}}
 
@@ -141,8 +154,9 @@ def _training_by_gpu_chart(rows: list[dict]) -> dict:
     for model_id in models:
         for gpu_id in sorted({r["gpu_id"] for r in rows if r["model_id"] == model_id}):
             series = [r for r in rows if r["model_id"] == model_id and r["gpu_id"] == gpu_id]
-            data.append({"type": "scatter", "mode": "lines+markers", "name": gpu_id, "visible": model_id == models[0],
-                         "x": [_plain(r["price_date"]) for r in series], "y": [_plain(r["cost_usd"]) for r in series]})
+            data.append(_marked({"type": "scatter", "mode": "lines+markers", "name": gpu_id,
+                                 "visible": model_id == models[0], "x": [_plain(r["price_date"]) for r in series],
+                                 "y": [_plain(r["cost_usd"]) for r in series]}, series))
             owners.append(model_id)
     buttons = [{"label": model_id, "method": "update",
                 "args": [{"visible": [owner == model_id for owner in owners]}]} for model_id in models]
@@ -166,16 +180,19 @@ def _runs_chart(rows: list[dict]) -> dict:
 def _gpu_rows(data: DashboardData) -> list[dict]:
     rows = []
     for page in data.gpus:
-        latest = {}
+        latest = {}  # pricing type -> the day's cheapest rental row
         for r in page.prices:
             if r["channel"] in ("cloud", "marketplace") and r["pricing_type"] in ("on_demand", "spot"):
                 kind = r["pricing_type"]
                 if r["price_date"] == data.latest_date and (
-                        kind not in latest or r["min_price_usd"] < latest[kind]):
-                    latest[kind] = r["min_price_usd"]
+                        kind not in latest or r["min_price_usd"] < latest[kind]["min_price_usd"]):
+                    latest[kind] = r
         memory = (page.spec or {}).get("memory_gb")
         rows.append({"gpu_id": page.gpu_id, "name": page.name, "memory_gb": memory,
-                     "on_demand": latest.get("on_demand"), "spot": latest.get("spot"),
+                     "on_demand": latest["on_demand"]["min_price_usd"] if "on_demand" in latest else None,
+                     "spot": latest["spot"]["min_price_usd"] if "spot" in latest else None,
+                     "is_synthetic": any(r["is_synthetic"] for r in latest.values()),
+                     "on_demand_is_synthetic": latest.get("on_demand", {}).get("is_synthetic", False),
                      "last_date": max(r["price_date"] for r in page.prices)})
     return rows
 
@@ -183,10 +200,15 @@ def _gpu_rows(data: DashboardData) -> list[dict]:
 def _memory_vs_price_chart(gpu_rows: list[dict]) -> dict:
     points = [r for r in gpu_rows if r["memory_gb"] is not None and r["on_demand"] is not None]
     return {"data": [{"type": "scatter", "mode": "markers+text", "x": [_plain(r["on_demand"]) for r in points],
-                      "y": [_plain(r["memory_gb"]) for r in points], "text": [r["gpu_id"] for r in points],
+                      "y": [_plain(r["memory_gb"]) for r in points],
+                      "text": [r["gpu_id"] + (" (synthetic)" if r["on_demand_is_synthetic"] else "") for r in points],
+                      "marker": {"color": [SYNTHETIC_COLOR if r["on_demand_is_synthetic"] else REAL_COLOR
+                                           for r in points]},
+                      "meta": {"synthetic": any(r["on_demand_is_synthetic"] for r in points)},
                       "textposition": "top center", "textfont": {"size": 9},
                       "hovertemplate": "%{text}: %{y} GB at $%{x:.2f}/GPU-h<extra></extra>"}],
-            "layout": {"xaxis": {"title": {"text": "cheapest on-demand, USD per GPU-hour"}, "type": "log"},
+            "layout": {"xaxis": {"title": {"text": "cheapest on-demand, USD per GPU-hour (amber: synthetic prices)"},
+                                 "type": "log"},
                        "yaxis": {"title": {"text": "memory, GB"}}, "hovermode": "closest", "height": 420}}
 
 

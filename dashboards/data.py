@@ -105,7 +105,8 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         FROM marts.buy_signals WHERE price_date = ? AND is_good_deal ORDER BY gpu_id""", [latest])
     data.gpus = _gpu_pages(connection)
     data.training_history = _rows(connection, """
-        SELECT price_date, model_id, min(cost_usd_on_demand_cheapest) AS cheapest_cost_usd
+        SELECT price_date, model_id, min(cost_usd_on_demand_cheapest) AS cheapest_cost_usd,
+               arg_min(is_synthetic, cost_usd_on_demand_cheapest) AS is_synthetic
         FROM marts.training_cost_daily WHERE cost_usd_on_demand_cheapest IS NOT NULL
         GROUP BY ALL ORDER BY model_id, price_date""")
     data.training_cheapest = _rows(connection, """
@@ -121,7 +122,8 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     for (model_id,) in connection.execute("SELECT model_id FROM reference.reference_models ORDER BY 1").fetchall():
         data.training_by_gpu += _rows(connection, """
             WITH per_gpu AS (
-                SELECT price_date, model_id, gpu_id, min(cost_usd_on_demand_cheapest) AS cost_usd
+                SELECT price_date, model_id, gpu_id, min(cost_usd_on_demand_cheapest) AS cost_usd,
+                       arg_min(is_synthetic, cost_usd_on_demand_cheapest) AS is_synthetic
                 FROM marts.training_cost_daily
                 WHERE model_id = $model AND cost_usd_on_demand_cheapest IS NOT NULL GROUP BY ALL
             ),

@@ -32,6 +32,8 @@ select
     cast({{ usd_at_fx_rate('resolved.high_price', 'resolved.currency', 'resolved.quote_date') }} as decimal(24, 2))
         as high_price_usd,
     {{ fx_rate_date_used('resolved.currency', 'resolved.quote_date') }} as fx_rate_date,
+    -- a quote is what a person was offered; its USD figure is made up when the exchange rate that converted it is
+    resolved.currency <> 'USD' and coalesce(fx_rates.is_synthetic, false) as is_synthetic,
     resolved.source_note,
     resolved.file_name,
     resolved.load_id,

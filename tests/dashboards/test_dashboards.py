@@ -73,6 +73,26 @@ def test_every_chart_of_every_page_has_data_and_labelled_axes(warehouse):
             assert "USD" in titles or "runs" in titles or "GB" in titles, f"{path.name}: axis titles {titles[:200]}"
 
 
+def test_every_price_series_and_table_says_when_it_is_made_up(warehouse):
+    site = warehouse / "site"
+    marked_pages = set()
+    for path in sorted(site.glob("*.html")) + sorted((site / "gpu").glob("*.html")):
+        html = path.read_text()
+        for chart_id, text in SPEC.findall(html):
+            if chart_id == "spec-runs-per-day":
+                continue  # run counts, not prices
+            for trace in json.loads(text)["data"]:
+                synthetic = trace.get("meta", {}).get("synthetic")
+                assert isinstance(synthetic, bool), f"{path.name} {chart_id}: a price series without its flag"
+                if synthetic:
+                    marked_pages.add(path.name)
+                    labels = json.dumps([trace.get("name"), trace.get("text"), trace.get("marker")])
+                    assert "(synthetic)" in labels or "#d4a72c" in labels, f"{path.name} {chart_id}: unmarked"
+    # the offline run replays made-up recordings: the overview, the GPU list and the training page all show some
+    assert {"index.html", "gpus.html", "training.html"} <= marked_pages, marked_pages
+    assert 'class="badge synthetic"' in (site / "gpus.html").read_text().split("<table>", 1)[1]  # the GPU list
+
+
 def test_pages_render_their_charts_in_a_browser_with_no_console_errors(browser, warehouse, tmp_path):
     site = warehouse / "site"
     gpu_pages = sorted((site / "gpu").glob("*.html"))

@@ -115,6 +115,68 @@ def test_every_analytics_mart_is_built_and_exported_by_date(warehouse):
         assert partitions[-1] == "price_date=2026-05-01", mart
 
 
+# Each price mart's is_synthetic against the made-up inputs behind it: a row is flagged exactly when one of them is.
+SYNTHETIC_INPUTS = {
+    "gpu_prices_daily": """
+        select m.is_synthetic, bool_or(o.is_synthetic) as expected from marts.gpu_prices_daily m
+        join intermediate.int_offers__market_daily o using (price_date, gpu_id, channel, pricing_type, price_per)
+        group by all""",
+    "gpu_prices_by_source_daily": """
+        select m.is_synthetic, bool_or(o.is_synthetic) as expected from marts.gpu_prices_by_source_daily m
+        join intermediate.int_offers__daily o using (price_date, gpu_id, channel, provider, source, pricing_type,
+                                                     includes_host_vm)
+        where o.price_per_gpu_hour_usd is not null group by all""",
+    "price_performance_daily": """
+        select m.is_synthetic, p.is_synthetic as expected from marts.price_performance_daily m
+        join marts.gpu_prices_daily p using (price_date, gpu_id, channel, pricing_type, price_per)""",
+    "buy_signals": """
+        select m.is_synthetic, p.is_synthetic as expected from marts.buy_signals m
+        join marts.gpu_prices_daily p using (price_date, gpu_id, channel, pricing_type, price_per)""",
+    "training_cost_daily": """
+        select m.is_synthetic, r.is_synthetic or coalesce(b.is_synthetic, false) as expected
+        from marts.training_cost_daily m
+        join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)
+        left join intermediate.int_gpu_prices__purchase_daily b using (price_date, gpu_id)""",
+    "inference_cost_daily": """
+        select m.is_synthetic, r.is_synthetic as expected from marts.inference_cost_daily m
+        join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)""",
+    "rent_vs_buy": """
+        select m.is_synthetic, r.is_synthetic or b.is_synthetic as expected from marts.rent_vs_buy m
+        join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)
+        join intermediate.int_gpu_prices__purchase_daily b using (price_date, gpu_id)""",
+}
+
+
+def test_every_price_mart_flags_exactly_the_rows_built_on_made_up_inputs(warehouse):
+    priced_marts = {row["table_name"] for row in sql_rows(warehouse, """
+        select distinct table_name from information_schema.columns
+        where table_schema = 'marts' and (column_name like '%usd%' or column_name like '%price%')""")}
+    flagged = {row["table_name"] for row in sql_rows(warehouse, """
+        select table_name from information_schema.columns where table_schema = 'marts' and column_name = 'is_synthetic'""")}
+    assert priced_marts - {"gpus"} <= flagged, priced_marts - flagged  # gpus: the spec table's launch prices only
+    assert set(SYNTHETIC_INPUTS) <= flagged
+    for mart, query in SYNTHETIC_INPUTS.items():
+        rows = sql_rows(warehouse, f"select count(*) as n, count(*) filter (where is_synthetic) as synthetic, "
+                                   f"count(*) filter (where is_synthetic is distinct from expected) as wrong from ({query})")
+        assert rows[0]["n"] > 0 and rows[0]["synthetic"] > 0 and rows[0]["wrong"] == 0, (mart, rows[0])
+
+
+def test_the_estimate_says_synthetic_exactly_when_the_training_mart_does(warehouse):
+    ranked = estimate_json(warehouse, "--model", "llama-3.1-70b")
+    mart = {row["gpu_id"]: row["is_synthetic"] for row in sql_rows(warehouse, """
+        select gpu_id, is_synthetic from marts.training_cost_daily
+        where model_id = 'llama-3.1-70b' and training_precision = 'bf16' and not full_recomputation
+          and price_date = (select max(price_date) from marts.training_cost_daily)""")}
+    priced = [row for row in ranked if row["gpu_id"] in mart]
+    assert len(priced) >= 10
+    assert {row["gpu_id"]: row["is_synthetic"] for row in priced} == mart
+    # a made-up purchase price alone (cost_usd_owned) makes the estimate synthetic, and the text says which input
+    owned_only = [row for row in priced if row["purchase_is_synthetic"] and not row["rental_is_synthetic"]]
+    assert owned_only and all(row["is_synthetic"] for row in owned_only)
+    text = gpuprices(warehouse, "estimate", "--model", "llama-3.1-70b", "--gpu", owned_only[0]["gpu_id"]).stdout
+    assert "(synthetic: purchase price)" in text
+
+
 def test_a_provider_seen_by_two_sources_counts_once(warehouse):
     # skypilot-lambda (real catalog) and lambda (rebuilt from it, synthetic) both list Lambda: the market mart keeps one
     rows = sql_rows(warehouse, "select sources, provider_count from marts.gpu_prices_daily "
