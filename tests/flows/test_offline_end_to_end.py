@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
@@ -159,6 +160,29 @@ def test_every_price_mart_flags_exactly_the_rows_built_on_made_up_inputs(warehou
         rows = sql_rows(warehouse, f"select count(*) as n, count(*) filter (where is_synthetic) as synthetic, "
                                    f"count(*) filter (where is_synthetic is distinct from expected) as wrong from ({query})")
         assert rows[0]["n"] > 0 and rows[0]["synthetic"] > 0 and rows[0]["wrong"] == 0, (mart, rows[0])
+
+
+def test_observed_prices_stay_exact_decimals_up_to_the_marts(warehouse):
+    types = {(row["t"], row["column_name"]): row["data_type"] for row in sql_rows(warehouse, """
+        select table_schema || '.' || table_name as t, column_name, data_type from information_schema.columns
+        where table_schema in ('intermediate', 'marts')""")}
+    observed = [("intermediate.int_offers__daily", "price_usd"), ("intermediate.int_offers__daily", "price_per_gpu_hour_usd"),
+                ("intermediate.int_offers__market_daily", "unit_price_usd"),
+                ("marts.gpu_prices_daily", "min_price_usd"), ("marts.gpu_prices_daily", "p25_price_usd"),
+                ("marts.gpu_prices_daily", "median_price_usd"),
+                ("marts.gpu_prices_by_source_daily", "median_price_per_gpu_hour_usd"),
+                ("marts.buy_signals", "price_usd"), ("marts.buy_signals", "trailing_30d_median_usd"),
+                ("marts.rent_vs_buy", "purchase_price_usd"), ("marts.training_cost_daily", "purchase_price_usd")]
+    inexact = {column: types[column] for column in observed if not types[column].startswith("DECIMAL")}
+    assert not inexact, inexact
+    # and the median of an even number of offers is the exact midpoint
+    rows = sql_rows(warehouse, """
+        select m.median_price_usd, (select median(unit_price_usd) from intermediate.int_offers__market_daily o
+            where o.price_date = m.price_date and o.gpu_id = m.gpu_id and o.channel = m.channel
+              and o.pricing_type = m.pricing_type and o.price_per = m.price_per)::varchar as exact
+        from marts.gpu_prices_daily m where offer_count % 2 = 0 limit 20""")
+    assert rows and all(abs(Decimal(r["exact"]) - Decimal(str(r["median_price_usd"]))) <= Decimal("0.0000005")
+                        for r in rows)
 
 
 def test_the_estimate_says_synthetic_exactly_when_the_training_mart_does(warehouse):
