@@ -201,6 +201,16 @@ def test_the_estimate_says_synthetic_exactly_when_the_training_mart_does(warehou
     assert "(synthetic: purchase price)" in text
 
 
+def test_at_least_twelve_providers_and_every_pricing_type_in_the_loaded_offers(warehouse):
+    # what the parsers really produced from the recordings, not what the source classes declare
+    rows = sql_rows(warehouse, """
+        select provider, list(distinct pricing_type) as pricing_types from raw.offers
+        where channel = 'cloud' and price > 0 group by provider""")
+    assert len(rows) >= 12, [r["provider"] for r in rows]
+    covered = {pricing_type for row in rows for pricing_type in row["pricing_types"]}
+    assert {"on_demand", "spot", "reserved_1y", "reserved_3y"} <= covered, covered
+
+
 def test_a_provider_seen_by_two_sources_counts_once(warehouse):
     # skypilot-lambda (real catalog) and lambda (rebuilt from it, synthetic) both list Lambda: the market mart keeps one
     rows = sql_rows(warehouse, "select sources, provider_count from marts.gpu_prices_daily "
@@ -231,6 +241,29 @@ def test_estimate_for_a_reference_model_matches_the_training_cost_mart(warehouse
     assert result["min_gpus"] == mart["min_gpus"] and result["cluster_gpus"] == mart["cluster_gpus"]
     assert result["cost_usd_cheapest"] == pytest.approx(float(mart["cost_usd_on_demand_cheapest"]), abs=0.01)
     assert result["wall_clock_days"] == pytest.approx(float(mart["wall_clock_days"]), rel=1e-12)
+
+
+def test_one_training_and_one_serving_estimate_match_a_hand_computed_figure(warehouse):
+    # Figures worked out from the published model and GPU numbers with the documented default assumptions
+    # (models/dbt_project.yml vars), not through the formulas the estimator and the marts share.
+    train = estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")
+    flops = 6 * 7e9 * 2000e9                     # 6 x parameters x tokens (Llama 2 7B: 7B, 2T)
+    gpu_hours = flops / (312e12 * 0.40 * 3600)   # A100 SXM4: 312 dense BF16 TFLOPS; MFU 0.40 on NVLink
+    assert train["gpu_hours"] == pytest.approx(186_965.8, rel=1e-5) == pytest.approx(gpu_hours, rel=1e-12)
+    assert train["wall_clock_days"] == pytest.approx(gpu_hours / 1024 / 24, rel=1e-9)  # the 1,024-GPU cluster
+    price = float(train["on_demand_cheapest_usd_per_gpu_hour"])
+    assert train["cost_usd_cheapest"] == pytest.approx(gpu_hours * price, rel=1e-9)
+
+    serve = estimate_json(warehouse, "--model", "llama-3.1-8b", "--gpu", "h100-sxm5-80gb", "--inference")
+    weights = 8e9 * 2                            # 8B parameters in 16-bit
+    kv_cache = 2048 * 32 * 8192 * 32 * 2         # values/token/layer x layers x context x batch x 2 bytes = 32 GiB
+    assert serve["min_gpus"] == 1                # 1.2 x 16 GB + 32 GiB < 80 GiB
+    step_s = (weights + kv_cache) / (3350e9 * 0.6)  # memory-bound: every weight and the KV cache per step
+    assert step_s > 2 * 8e9 * 32 / (989.4e12 * 0.40)  # (the compute bound is 20x shorter)
+    tokens_per_second = 32 / step_s
+    assert serve["output_tokens_per_second"] == pytest.approx(1277.2, rel=1e-4) == pytest.approx(tokens_per_second)
+    price = float(serve["on_demand_cheapest_usd_per_gpu_hour"])
+    assert serve["usd_per_million_output_tokens_cheapest"] == pytest.approx(price / (tokens_per_second * 3600) * 1e6)
 
 
 def test_the_a100_rule_of_thumb_falls_out_at_40_percent_mfu(warehouse):
