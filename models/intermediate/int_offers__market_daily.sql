@@ -2,29 +2,15 @@
     schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
 ) }}
 -- The offers the market figures are computed from, one USD price per unit each:
---   * one source per provider and day, so a provider seen by two sources (its own API and a catalog that copies
---     it) counts once: a real capture beats a reconstructed or synthetic one, the provider's own API beats a catalog;
 --   * rentals only when the price is complete (GPU-only SKUs that need a VM on top are left out), per GPU-hour;
---   * retail cards in stock, per card, with the channel split by condition (new vs used/refurbished/open box).
+--   * retail cards in stock, per card, with the channel split by condition (new vs used/refurbished/open box);
+--   * one source per provider, GPU, pricing type and instance family (macros/instance_family.sql), so a provider
+--     seen by two sources (its own API and a catalog that copies it) counts once, while the families only one of
+--     them lists stay: a real capture beats a reconstructed or synthetic one, the provider's own API beats a catalog.
 with daily_offers as (
     select * from {{ ref('int_offers__daily') }}
     where gpu_id is not null
       and {{ rebuilt_days_filter('price_date') }}
-),
-
-source_days as (
-    select price_date, provider, source, bool_or(is_synthetic) as is_synthetic
-    from daily_offers
-    group by all
-),
-
-preferred_sources as (
-    select price_date, provider, source
-    from source_days
-    qualify row_number() over (
-        partition by price_date, provider
-        order by is_synthetic, source like 'skypilot-%', source
-    ) = 1
 ),
 
 priced as (
@@ -45,17 +31,38 @@ priced as (
             when daily_offers.price_unit = 'card'
                 then cast(daily_offers.price_usd / daily_offers.gpu_count as decimal(24, 10))
             else daily_offers.price_per_gpu_hour_usd
-        end as unit_price_usd
+        end as unit_price_usd,
+        {{ instance_family('daily_offers.instance_type') }} as instance_family
     from daily_offers
-    inner join preferred_sources using (price_date, provider, source)
+),
+
+complete as (
+    select *
+    from priced
+    where channel is not null
+      and unit_price_usd is not null
+      and price_role = 'selling'  -- a shipping charge or list price is not what the item sells for
+      and (
+          (price_per = 'gpu_hour' and includes_host_vm)
+          or (price_per = 'card' and coalesce(in_stock, true))
+      )
+),
+
+source_families as (
+    select price_date, provider, gpu_id, pricing_type, instance_family, source, bool_or(is_synthetic) as is_synthetic
+    from complete
+    group by all
+),
+
+preferred_sources as (
+    select price_date, provider, gpu_id, pricing_type, instance_family, source
+    from source_families
+    qualify row_number() over (
+        partition by price_date, provider, gpu_id, pricing_type, instance_family
+        order by is_synthetic, source like 'skypilot-%', source
+    ) = 1
 )
 
-select *
-from priced
-where channel is not null
-  and unit_price_usd is not null
-  and price_role = 'selling'  -- a shipping charge or list price is not what the item sells for
-  and (
-      (price_per = 'gpu_hour' and includes_host_vm)
-      or (price_per = 'card' and coalesce(in_stock, true))
-  )
+select complete.*
+from complete
+inner join preferred_sources using (price_date, provider, gpu_id, pricing_type, instance_family, source)
