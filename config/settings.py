@@ -53,6 +53,8 @@ SETTINGS = (
             '`1` = SMTPS: TLS from the first byte (usually port 465; the server certificate is verified)'),
     Setting('GPUPRICES_SMTP_FROM', 'gpuprices@localhost',
             'sender address of alert email'),
+    Setting('GPUPRICES_AWS_REGIONS', 'every commercial region',
+            'comma-separated AWS regions whose EC2 offer files the `aws` source reads (hundreds of MB each, streamed)'),
     Setting('GPUPRICES_FAULTS', None,
             "a fault plan (JSON) the offline run's recorded-response server applies ([reliability.md](reliability.md#fault-injection))"),
     Setting('GPUPRICES_HTTP_CONNECT_TIMEOUT_S', '10',
@@ -190,6 +192,11 @@ class AlertDelivery:
     smtp_starttls: bool
     smtp_ssl: bool
     smtp_from: str
+
+
+def aws_regions() -> tuple[str, ...]:
+    """GPUPRICES_AWS_REGIONS as a tuple (empty: the source's own list)."""
+    return tuple(region.strip() for region in (raw("GPUPRICES_AWS_REGIONS") or "").split(",") if region.strip())
 
 
 def alert_delivery() -> AlertDelivery:

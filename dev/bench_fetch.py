@@ -23,7 +23,13 @@ from dataclasses import dataclass
 
 from scrapers.http import HttpClient, HttpSettings
 from scrapers.registry import all_sources
-from scrapers.replay import RecordedServer, load_recordings, placeholder_credentials, replay_plan, rewrite_to
+from scrapers.replay import (
+    RecordedServer,
+    load_recordings,
+    placeholder_credentials,
+    replay_plan,
+    rewrite_to,
+)
 
 # Sources whose requests depend on each other: every page needs the previous page's link or token.
 PAGINATED = {"azure", "gcp"}

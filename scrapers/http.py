@@ -16,33 +16,72 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
+import hashlib
 import http.cookiejar
+import io
+import os
 import random
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
 from config.redact import redact_url
+from config.settings import data_home
 from scrapers.errors import FetchError, ForbiddenRedirect, ResponseTooLarge
 
 
 @dataclass(frozen=True)
 class RawDocument:
-    """One HTTP response exactly as received, before any parsing."""
+    """One HTTP response exactly as received, before any parsing. A very large body (an AWS offer file) is spooled
+    to a file instead (`spool`, `body` empty): read it with `open()`, never whole."""
 
     url: str
     status: int
     body: bytes
     fetched_at: datetime
     content_type: str = ""
+    spool: Path | None = None
 
     @property
     def text(self) -> str:
         return self.body.decode("utf-8")
+
+    @property
+    def size(self) -> int:
+        return self.spool.stat().st_size if self.spool is not None else len(self.body)
+
+    def open(self) -> BinaryIO:
+        """The body as a binary stream (the spool file, or the bytes in memory)."""
+        return self.spool.open("rb") if self.spool is not None else io.BytesIO(self.body)
+
+    def sha256(self) -> str:
+        if self.spool is None:
+            return hashlib.sha256(self.body).hexdigest()
+        digest = hashlib.sha256()
+        with self.spool.open("rb") as stream:
+            while chunk := stream.read(SPOOL_CHUNK_BYTES):
+                digest.update(chunk)
+        return digest.hexdigest()
+
+    def discard_spool(self) -> None:
+        """Delete the spool file once the body is landed and parsed (the landed copy is the record)."""
+        if self.spool is not None:
+            self.spool.unlink(missing_ok=True)
+
+
+SPOOL_CHUNK_BYTES = 1 << 20
+
+
+def spool_dir() -> Path:
+    """Where very large bodies wait between fetch, landing and parse (each deleted once parsed)."""
+    return data_home() / "spool"
 
 
 USER_AGENT = "gpuprices/0.1 (open GPU price warehouse; daily price collector; +https://github.com/gpuprices/gpuprices)"
@@ -158,9 +197,12 @@ class HttpClient:
         return random.uniform(0, ceiling)  # full jitter
 
     async def get(
-        self, url: str, *, allowed_hosts: tuple[str, ...], headers: dict | None = None, max_bytes: int | None = None
+        self, url: str, *, allowed_hosts: tuple[str, ...], headers: dict | None = None, max_bytes: int | None = None,
+        spool: bool = False,
     ) -> RawDocument:
-        return await self.request("GET", url, allowed_hosts=allowed_hosts, headers=headers, max_bytes=max_bytes)
+        """`spool`: stream the body into a file under spool_dir() instead of memory (RawDocument.spool)."""
+        return await self.request("GET", url, allowed_hosts=allowed_hosts, headers=headers, max_bytes=max_bytes,
+                                  spool_dir=spool_dir() if spool else None)
 
     async def post(
         self, url: str, *, allowed_hosts: tuple[str, ...], json: object = None, headers: dict | None = None,
@@ -179,6 +221,7 @@ class HttpClient:
         json: object = None,
         max_bytes: int | None = None,
         form: dict | None = None,
+        spool_dir: Path | None = None,
     ) -> RawDocument:
         """Fetch `url` (the real, logical URL). Returns the final 2xx response or raises a FetchError.
         `max_bytes` raises the size cap for one known-large document (AWS offer files)."""
@@ -187,7 +230,8 @@ class HttpClient:
             host = urlsplit(url).hostname or ""
             if host not in allowed_hosts:
                 raise ForbiddenRedirect(f"refusing {url}: host {host!r} is not one of {allowed_hosts}")
-            status, body, response_headers = await self._with_retries(method, url, host, headers, json, form, cap)
+            status, body, response_headers = await self._with_retries(
+                method, url, host, headers, json, form, cap, spool_dir)
             if 300 <= status < 400 and "location" in response_headers:
                 target = urljoin(url, response_headers["location"])
                 if urlsplit(url).scheme == "https" and urlsplit(target).scheme != "https":
@@ -197,24 +241,29 @@ class HttpClient:
                 url = target
                 method, json, form = "GET", None, None
                 continue
+            spool = body if isinstance(body, Path) else None
             if not 200 <= status < 300:
+                if spool is not None:
+                    spool.unlink(missing_ok=True)
                 raise FetchError(f"HTTP {status} from {url}")
             return RawDocument(
                 url=redact_url(url),  # landed, stored and shown: never with a key in its query
                 status=status,
-                body=body,
+                body=b"" if spool is not None else body,
+                spool=spool,
                 fetched_at=datetime.now(UTC),
                 content_type=response_headers.get("content-type", ""),
             )
         raise FetchError(f"more than {self.settings.max_redirects} redirects from {url}")
 
-    async def _with_retries(self, method, url, host, headers, json, form, cap):
+    async def _with_retries(self, method, url, host, headers, json, form, cap, spool_dir=None):
         last_error = ""
         for attempt in range(self.settings.max_attempts):
             try:
                 async with self._gate(host):
                     async with asyncio.timeout(self.settings.attempt_timeout_s):
-                        status, body, response_headers = await self._send_once(method, url, headers, json, form, cap)
+                        status, body, response_headers = await self._send_once(
+                            method, url, headers, json, form, cap, spool_dir)
             except ResponseTooLarge:
                 raise
             except (httpx.TransportError, httpx.DecodingError) as error:  # resets, timeouts, truncated gzip
@@ -226,6 +275,8 @@ class HttpClient:
             else:
                 if status not in TRANSIENT_STATUSES:
                     return status, body, response_headers
+                if isinstance(body, Path):
+                    body.unlink(missing_ok=True)
                 last_error = f"HTTP {status}"
                 delay = self._backoff(attempt)
                 if status in RETRY_AFTER_STATUSES:
@@ -238,20 +289,38 @@ class HttpClient:
                 await self._sleep(delay)
         raise FetchError(f"{url}: gave up after {self.settings.max_attempts} attempts ({last_error})", transient=True)
 
-    async def _send_once(self, method, url, headers, json, form, cap):
+    async def _send_once(self, method, url, headers, json, form, cap, spool_dir=None):
+        """One attempt: (status, body bytes or the spool file's path, headers)."""
         self.request_count += 1
         request = self._client.build_request(method, self._rewrite(url), headers=headers, json=json, data=form)
         response = await self._client.send(request, stream=True)
+        spool = None
         try:
             declared = response.headers.get("content-length")
             if declared and declared.isdigit() and int(declared) > cap:
                 raise ResponseTooLarge(f"{url}: Content-Length {declared} exceeds {cap}")
             chunks, size = [], 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > cap:
-                    raise ResponseTooLarge(f"{url}: body exceeds {cap} bytes")
-                chunks.append(chunk)
-            return response.status_code, b"".join(chunks), {k.lower(): v for k, v in response.headers.items()}
+            if spool_dir is not None:
+                spool_dir.mkdir(parents=True, exist_ok=True)
+                handle, name = tempfile.mkstemp(prefix="spool-", dir=spool_dir)
+                spool = Path(name)
+                sink = os.fdopen(handle, "wb")
+            try:
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > cap:
+                        raise ResponseTooLarge(f"{url}: body exceeds {cap} bytes")
+                    if spool is not None:
+                        sink.write(chunk)  # bounded memory: one chunk at a time
+                    else:
+                        chunks.append(chunk)
+            finally:
+                if spool is not None:
+                    sink.close()
+            body = spool if spool is not None else b"".join(chunks)
+            spool = None  # handed over
+            return response.status_code, body, {k.lower(): v for k, v in response.headers.items()}
         finally:
+            if spool is not None:  # the attempt failed: no half file is left behind
+                spool.unlink(missing_ok=True)
             await response.aclose()

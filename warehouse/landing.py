@@ -18,13 +18,14 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
 from config.settings import data_home
-from scrapers.http import RawDocument
+from scrapers.http import SPOOL_CHUNK_BYTES, RawDocument, spool_dir
 from warehouse.paths import landing_root
 
 # captured: a real response of that day. stale_capture: a real response from another (or an unknown) date, replayed
@@ -60,7 +61,16 @@ class LandedRun:
 
     @property
     def bytes_fetched(self) -> int:
-        return sum(len(document.body) for document in self.documents)
+        return sum(document.size for document in self.documents)
+
+    def discard_spools(self) -> None:
+        for document in self.documents:
+            document.discard_spool()
+
+
+# A landed body bigger than this is read back into a spool file, not into memory. Above every source's default body
+# cap (scrapers/http.py, 25 MB): only the AWS offer files, whose parser reads spooled documents, get there.
+SPOOL_ABOVE_BYTES = 64 * 1024**2
 
 
 def sha256(body: bytes) -> str:
@@ -70,7 +80,7 @@ def sha256(body: bytes) -> str:
 def compute_run_id(source: str, observed_at: datetime, documents: list[RawDocument]) -> str:
     digest = hashlib.sha256(f"{source}|{observed_at.isoformat()}".encode())
     for document in documents:
-        digest.update(f"|{document.url}|{sha256(document.body)}".encode())
+        digest.update(f"|{document.url}|{document.sha256()}".encode())
     return f"{source}-{observed_at:%Y%m%dT%H%M%SZ}-{digest.hexdigest()[:12]}"
 
 
@@ -86,10 +96,13 @@ def _extension(document: RawDocument) -> str:
 def land(source: str, observed_at: datetime, documents: list[RawDocument], data_origin: str = "captured") -> LandedRun:
     if data_origin not in DATA_ORIGINS:
         raise ValueError(f"data_origin must be one of {DATA_ORIGINS}")
+    hashes = [document.sha256() for document in documents]  # streamed for a spooled body
     run_id = compute_run_id(source, observed_at, documents)
     directory = landing_root() / source / observed_at.date().isoformat() / run_id
-    if (directory / "manifest.json").exists():
-        return read_landed(directory)  # the same observation was landed before: nothing to write
+    if (directory / "manifest.json").exists():  # the same observation was landed before: nothing to write
+        for document in documents:
+            document.discard_spool()
+        return read_landed(directory)
     files = [f"{index:03d}.{_extension(document)}.gz" for index, document in enumerate(documents)]
     manifest = {
         "source": source,
@@ -103,8 +116,8 @@ def land(source: str, observed_at: datetime, documents: list[RawDocument], data_
                 "status": document.status,
                 "fetched_at": document.fetched_at.isoformat(),
                 "content_type": document.content_type,
-                "sha256": sha256(document.body),
-                "bytes": len(document.body),
+                "sha256": hashes[index],
+                "bytes": document.size,
                 "file": files[index],
             }
             for index, document in enumerate(documents)
@@ -116,7 +129,10 @@ def land(source: str, observed_at: datetime, documents: list[RawDocument], data_
             shutil.rmtree(stale, ignore_errors=True)
     temporary.mkdir(parents=True)
     for document, name in zip(documents, files, strict=True):
-        (temporary / name).write_bytes(gzip.compress(document.body, compresslevel=1, mtime=0))  # level 9 costs ~5x for ~15% smaller files
+        # level 9 costs ~5x for ~15% smaller files; a spooled body is compressed as a stream
+        with document.open() as source_stream, (temporary / name).open("wb") as raw_file, \
+                gzip.GzipFile(fileobj=raw_file, mode="wb", compresslevel=1, mtime=0, filename="") as sink:
+            shutil.copyfileobj(source_stream, sink, SPOOL_CHUNK_BYTES)
     (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2))
     try:
         temporary.rename(directory)
@@ -124,6 +140,8 @@ def land(source: str, observed_at: datetime, documents: list[RawDocument], data_
         shutil.rmtree(temporary, ignore_errors=True)  # another process landed the same run first
         if not (directory / "manifest.json").exists():
             raise
+        for document in documents:
+            document.discard_spool()
         return read_landed(directory)
     # What was just written, from memory (reading it back would decompress and hash every body again).
     return LandedRun(source=source, run_id=run_id, observed_at=observed_at, data_origin=data_origin,
@@ -134,18 +152,18 @@ def read_landed(directory: Path) -> LandedRun:
     manifest = json.loads((directory / "manifest.json").read_text())
     documents, files = [], []
     for entry in manifest["documents"]:
-        body = gzip.decompress((directory / entry["file"]).read_bytes())
-        if sha256(body) != entry["sha256"]:
+        body, spool = b"", None
+        if entry["bytes"] > SPOOL_ABOVE_BYTES:  # a very large body: back into a spool file, in bounded memory
+            spool = _unpack_to_spool(directory / entry["file"])
+        else:
+            body = gzip.decompress((directory / entry["file"]).read_bytes())
+        document = RawDocument(url=entry["url"], status=entry["status"], body=body, spool=spool,
+                               fetched_at=datetime.fromisoformat(entry["fetched_at"]),
+                               content_type=entry.get("content_type", ""))
+        if document.sha256() != entry["sha256"]:
+            document.discard_spool()
             raise ValueError(f"{directory / entry['file']}: sha256 mismatch, the landed file is corrupt")
-        documents.append(
-            RawDocument(
-                url=entry["url"],
-                status=entry["status"],
-                body=body,
-                fetched_at=datetime.fromisoformat(entry["fetched_at"]),
-                content_type=entry.get("content_type", ""),
-            )
-        )
+        documents.append(document)
         files.append(entry["file"])
     return LandedRun(
         source=manifest["source"],
@@ -172,3 +190,11 @@ def iter_landed_runs(source: str | None = None, since: date | None = None) -> It
             for run_dir in sorted(day_dir.iterdir()):
                 if not run_dir.name.startswith(".") and (run_dir / "manifest.json").exists():
                     yield run_dir
+
+
+def _unpack_to_spool(path: Path) -> Path:
+    spool_dir().mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix="landed-", dir=spool_dir())
+    with os.fdopen(handle, "wb") as sink, gzip.open(path, "rb") as source_stream:
+        shutil.copyfileobj(source_stream, sink, SPOOL_CHUNK_BYTES)
+    return Path(name)

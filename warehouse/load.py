@@ -18,7 +18,7 @@ import duckdb
 
 from config.redact import redact
 from warehouse.integrity import IntegrityResult
-from warehouse.landing import LandedRun, sha256
+from warehouse.landing import LandedRun
 
 
 @dataclass
@@ -86,7 +86,7 @@ def _insert_landing_documents(connection, run: LandedRun) -> None:
                ON CONFLICT DO NOTHING""",
             [
                 run.run_id, run.source, index, document.url, document.status, document.fetched_at,
-                sha256(document.body), len(document.body), run.landing_ref(index),
+                document.sha256(), document.size, run.landing_ref(index),
             ],
         )
 

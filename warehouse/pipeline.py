@@ -62,6 +62,13 @@ async def fetch_and_land(
 def ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime | None = None) -> IngestRecord:
     """Parse a landed run with the source's current parser, normalize and check the result, load it (one
     transaction). A parse error, a captcha page or a failed check is recorded, never raised."""
+    try:
+        return _ingest(source, run, trigger, started_at)
+    finally:
+        run.discard_spools()  # very large bodies wait in spool files until parsed; the landed copy stays
+
+
+def _ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime | None) -> IngestRecord:
     started_at = started_at or utc_now()
     clock = time.monotonic()
     record = IngestRecord(

@@ -17,7 +17,11 @@ import json
 import uuid
 from pathlib import Path
 
-from dev.recordings.build_providers import ecb_recordings, fixture_recordings, skypilot_reconstructions
+from dev.recordings.build_providers import (
+    ecb_recordings,
+    fixture_recordings,
+    skypilot_reconstructions,
+)
 from dev.recordings.build_retail import retail_recordings
 from dev.recordings.common import RECORDINGS as HERE
 from dev.recordings.common import recording, route_key

@@ -18,7 +18,20 @@ from decimal import Decimal
 
 from dev.recordings.common import FIXTURES, REPLAY_START, recording
 from dev.recordings.common import RECORDINGS as HERE
-from scrapers.cloud import aws, cudo, gcp, jarvislabs, lambda_cloud, oci, runpod, seeweb, tensordock, vast, verda, vultr
+from scrapers.cloud import (
+    aws,
+    cudo,
+    gcp,
+    jarvislabs,
+    lambda_cloud,
+    oci,
+    runpod,
+    seeweb,
+    tensordock,
+    vast,
+    verda,
+    vultr,
+)
 from scrapers.reference.ecb import DAILY_URL
 
 
@@ -76,9 +89,10 @@ def fixture_recordings() -> list[dict]:
         recording("oci", "stale_capture", "real OCI price-list response (opencost test data, date unknown)", {
             oci.API_URL: _write("oci/stale_capture_pricelist_products_usd.json",
                                 _fixture("oci", "opencost_oci_pricelist_products_usd.json"))}),
-        recording("aws", "synthetic", "made-up GPU prices in the real offer-file structure", {
+        {**recording("aws", "synthetic", "made-up GPU prices in the real offer-file structure", {
             url: _write(f"aws/synthetic_documented_format_{region}_index.json", offer_file)
             for region, url, offer_file in _aws_offer_files()}),
+         "overrides": {"regions": list(_AWS_REGION_FACTOR)}},  # the regions recorded (the source reads them all)
     ]
 
 

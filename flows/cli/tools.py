@@ -1,4 +1,4 @@
-"""`gpuprices bench fetch|build`: benchmarks that print figures. They live in dev/ (development tools, not shipped
+"""`gpuprices bench fetch|build|aws`: benchmarks that print figures. They live in dev/ (development tools, not shipped
 in the wheel), so they run from a checkout."""
 
 from __future__ import annotations
@@ -17,6 +17,11 @@ def cmd_bench(args) -> int:
         results, queries = bench_build(root, horizons, args.marketplace_offers, args.increments, args.query_runs)
         print(report(results, queries))
         return 0
+    if args.kind == "aws":
+        from dev.bench_aws import bench_aws  # dev/: only in a checkout
+
+        print(bench_aws(args.megabytes))
+        return 0
     from dev.bench_fetch import bench_fetch  # dev/: only in a checkout
 
     print(bench_fetch(args.latency_ms / 1000, args.interval_ms / 1000, args.concurrency).report())
@@ -25,8 +30,10 @@ def cmd_bench(args) -> int:
 
 def register(commands) -> None:
     bench = commands.add_parser(
-        "bench", help="benchmarks that print figures (fetch: against the local server; build: synthetic history)")
-    bench.add_argument("kind", choices=["fetch", "build"])
+        "bench", help="benchmarks that print figures (fetch: against the local server; build: synthetic history; "
+                 "aws: a large synthetic offer file)")
+    bench.add_argument("kind", choices=["fetch", "build", "aws"])
+    bench.add_argument("--megabytes", type=int, default=500, help="aws: size of the synthetic offer file")
     bench.add_argument("--years", type=int, default=3, help="build: longest history (1 month, 1 year, 3 years)")
     bench.add_argument("--marketplace-offers", type=int, default=10_000, help="build: marketplace offers per day")
     bench.add_argument("--increments", type=int, default=3, help="build: daily incremental builds timed per history")

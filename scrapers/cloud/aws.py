@@ -14,7 +14,10 @@ tests/fixtures/aws/; SkyPilot fetch_aws's filters):
 - the GPU count is the `gpu` attribute; the GPU model is not in the file: it comes from the instance family
   (AWS's accelerated-computing instance docs), table below. Other families are not GPU instances and are skipped;
 - spot prices need signed EC2 API calls (DescribeSpotPriceHistory): not fetched (see the README).
-Per-region files are hundreds of MB; this source raises the size cap for them and reads only the regions listed.
+Per-region files are hundreds of MB each: they are streamed to a spool file (never held in memory), landed gzipped
+from it, and read with an incremental JSON parser (ijson) in three passes (products, then the OnDemand and
+Reserved terms of the GPU products only), so memory stays bounded whatever the file size (`gpuprices bench aws`).
+Every commercial region is read (REGIONS, or GPUPRICES_AWS_REGIONS): regions without GPU instances give no rows.
 """
 
 from __future__ import annotations
@@ -23,14 +26,24 @@ import asyncio
 from decimal import Decimal
 from fractions import Fraction
 
+import ijson
+
+from config import settings
 from scrapers.base import Expectations, Offer, Source
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, load_json, money
+from scrapers.parsing import field, money
 
 OFFER_URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/{region}/index.json"
-REGIONS = ("us-east-1", "us-west-2", "eu-west-1", "ap-northeast-1")
+# Every commercial region (AWS's region list, 2026); one without GPU instances simply gives no rows.
+REGIONS = (
+    "us-east-1", "us-east-2", "us-west-1", "us-west-2", "ca-central-1", "ca-west-1", "mx-central-1", "sa-east-1",
+    "eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1", "eu-central-2", "eu-north-1", "eu-south-1", "eu-south-2",
+    "il-central-1", "me-south-1", "me-central-1", "af-south-1", "ap-south-1", "ap-south-2", "ap-east-1",
+    "ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-southeast-1", "ap-southeast-2", "ap-southeast-3",
+    "ap-southeast-4", "ap-southeast-5", "ap-southeast-7",
+)
 MAX_OFFER_FILE_BYTES = 2 * 1024**3
 HOURS_IN_TERM = {"1yr": 8760, "3yr": 26280}
 TERM_TYPES = {"1yr": ("reserved_1y", 12), "3yr": ("reserved_3y", 36)}
@@ -62,24 +75,48 @@ class AwsEc2(Source):
     )
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "a10g-24gb", "t4-16gb"}), min_offers=10)
 
-    def __init__(self, regions: tuple[str, ...] = REGIONS):
-        self.regions = tuple(regions)
+    def __init__(self, regions: tuple[str, ...] | list[str] | None = None):
+        self.regions = tuple(regions or settings.aws_regions() or REGIONS)
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        # independent files: fetched concurrently, the client's per-host gate spaces them
+        # independent files: fetched concurrently (the client's per-host gate spaces them), each streamed to disk
         return list(await asyncio.gather(*(
-            client.get(OFFER_URL.format(region=region), allowed_hosts=self.hosts, max_bytes=MAX_OFFER_FILE_BYTES)
+            client.get(OFFER_URL.format(region=region), allowed_hosts=self.hosts, max_bytes=MAX_OFFER_FILE_BYTES,
+                       spool=True)
             for region in self.regions
         )))
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers = []
         for index, document in enumerate(documents):
-            offer_file = load_json(document, self.id)
-            products = field(offer_file, "products", self.id)
-            terms = field(offer_file, "terms", self.id)
-            for sku, product in products.items():
-                offers.extend(self._offers(sku, product, terms, index))
+            try:
+                offers.extend(self._parse_offer_file(document, index))
+            except ijson.JSONError as error:  # a truncated or broken file
+                raise ParseError(f"{self.id}: {document.url} is not a complete offer file ({error})") from None
+        return offers
+
+    def _parse_offer_file(self, document: RawDocument, index: int) -> list[Offer]:
+        """Streamed: one product or one SKU's terms in memory at a time; only GPU products are kept."""
+        products, seen = {}, 0
+        with document.open() as stream:
+            for sku, product in ijson.kvitems(stream, "products"):
+                seen += 1
+                attributes = product.get("attributes") if isinstance(product, dict) else None
+                if isinstance(attributes, dict) and gpu_family(attributes.get("instanceType", "")):
+                    products[sku] = product
+        if not seen:
+            raise ParseError(f"{self.id}: {document.url} has no products (not an EC2 offer file?)")
+        terms: dict[str, dict] = {"OnDemand": {}, "Reserved": {}}
+        for term_type, kept in terms.items():
+            if not products:
+                break
+            with document.open() as stream:
+                for sku, terms_of_sku in ijson.kvitems(stream, f"terms.{term_type}"):
+                    if sku in products:
+                        kept[sku] = terms_of_sku
+        offers = []
+        for sku, product in products.items():
+            offers.extend(self._offers(sku, product, terms, index))
         return offers
 
     def _offers(self, sku: str, product: dict, terms: dict, index: int) -> list[Offer]:

@@ -23,6 +23,7 @@ from scrapers.cloud.vast import VastMarketplace
 from scrapers.cloud.verda import Verda
 from scrapers.cloud.vultr import Vultr
 from scrapers.errors import ParseError
+from scrapers.http import RawDocument
 from warehouse.normalize import price_per_unit
 
 
@@ -306,3 +307,20 @@ def test_every_bundled_recording_parses_passes_integrity_and_keeps_names_dbt_can
     assert len({sources[s].provider for s in seen if sources[s].channel == "cloud"}) >= 12
     assert {s for s in seen if sources[s].channel == "retail"} == {
         "newegg", "bestbuy", "amazon", "ebay", "microcenter", "jd", "shops"}
+
+
+def test_aws_offer_file_is_read_streaming_and_a_truncated_one_is_a_parse_error(tmp_path):
+    entries = copy.deepcopy(fixture_json("aws/lyft_awspricing_ec2_offer_fixtures.json")["BASIC_EC2_OFFER_DATA"])
+    entries["4C7N4APU9GEUZ6H6"]["product"]["attributes"].update(instanceType="g5.xlarge", gpu="1")
+    body = json.dumps(_aws_offer_file(entries)).encode()
+    spool = tmp_path / "offer.json"
+    spool.write_bytes(body)
+    spooled = RawDocument(url="https://pricing.us-east-1.amazonaws.com/x", status=200, body=b"",
+                          fetched_at=as_document({}).fetched_at, spool=spool)
+    assert AwsEc2().parse([spooled]) == AwsEc2().parse([as_document(_aws_offer_file(entries))])
+    spool.write_bytes(body[: len(body) * 2 // 3])
+    with pytest.raises(ParseError, match="not a complete offer file"):
+        AwsEc2().parse([spooled])
+    spool.write_bytes(b'{"formatVersion": "v1.0", "offers": {}}')
+    with pytest.raises(ParseError, match="no products"):
+        AwsEc2().parse([spooled])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import socket
 import threading
 import time
@@ -202,3 +203,24 @@ def test_a_key_in_the_query_string_never_reaches_a_document_or_an_error(server, 
     with pytest.raises(FetchError, match="REDACTED") as failure:
         raise FetchError(f"the server said: bad key {SECRET}")
     assert SECRET not in str(failure.value)
+
+
+def test_a_spooled_body_streams_to_a_file_and_a_failed_attempt_leaves_none(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUPRICES_HOME", str(tmp_path / "home"))
+    body = b'{"products": {}}' * 10_000
+    server.script["/offer"] = [(503, {}, b"busy"), (200, {}, body)]
+
+    async def run():
+        rewrite = lambda url: f"{server.base}/{url.split('://', 1)[1]}"  # noqa: E731
+        async with HttpClient(HttpSettings(per_host_min_interval_s=0), rewrite=rewrite,
+                              sleep=lambda seconds: asyncio.sleep(0)) as client:
+            return await client.get(f"https://{HOST}/offer", allowed_hosts=(HOST,), spool=True)
+
+    document = asyncio.run(run())
+    assert document.body == b"" and document.spool is not None and document.spool.read_bytes() == body
+    assert document.size == len(body) and document.sha256() == hashlib.sha256(body).hexdigest()
+    assert list(document.spool.parent.iterdir()) == [document.spool]  # the 503 attempt left no file
+    with document.open() as stream:
+        assert stream.read(12) == body[:12]
+    document.discard_spool()
+    assert not document.spool.exists()

@@ -11,12 +11,14 @@ from fractions import Fraction
 
 import duckdb
 import pytest
-from conftest import document
+from conftest import RECORDINGS, document
 
 from scrapers.base import Expectations, Offer
+from scrapers.cloud.aws import AwsEc2
 from scrapers.cloud.azure import AzureRetailPrices
+from scrapers.http import RawDocument
 from scrapers.registry import all_sources
-from warehouse import db, load
+from warehouse import db, landing, load
 from warehouse.integrity import check
 from warehouse.landing import land, read_landed
 from warehouse.normalize import normalize, price_per_unit
@@ -245,3 +247,25 @@ def test_a_sources_staleness_follows_the_carry_forward_limit():
     assert staleness(0, 3) == "fresh"
     assert staleness(3, 3).startswith("stale: last good snapshot carried forward (3 of 3 days)")
     assert staleness(4, 3).startswith("stale: dropped")
+
+
+def test_a_spooled_body_is_landed_from_its_file_and_a_big_landed_body_is_read_back_spooled(home, monkeypatch):
+    # the AWS source's offer file (the one source whose bodies may pass the 25 MB cap, so the only one spooled)
+    body = (RECORDINGS / "aws" / "synthetic_documented_format_us-east-1_index.json").read_bytes()
+    url = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/us-east-1/index.json"
+    spool = home / "spool" / "fetched"
+    spool.parent.mkdir(parents=True, exist_ok=True)
+    spool.write_bytes(body)
+    spooled = RawDocument(url=url, status=200, body=b"", fetched_at=OBSERVED, spool=spool)
+    in_memory = RawDocument(url=url, status=200, body=body, fetched_at=OBSERVED)
+    run = land("aws", OBSERVED, [spooled], "synthetic")
+    assert run.run_id == landing.compute_run_id("aws", OBSERVED, [in_memory])  # the same observation either way
+    assert gzip.decompress((run.directory / run.document_files[0]).read_bytes()) == body
+    monkeypatch.setattr(landing, "SPOOL_ABOVE_BYTES", 1000)  # this body counts as very large when read back
+    again = read_landed(run.directory)
+    assert again.documents[0].body == b"" and again.documents[0].spool.read_bytes() == body
+    source = AwsEc2(regions=("us-east-1",))
+    record = ingest(source, again, "test")
+    assert record.status == "loaded" and record.rows_loaded > 0 and record.bytes_fetched == len(body)
+    assert not again.documents[0].spool.exists()  # parsed: the spool file is gone, the landed copy stays
+    assert len(source.parse([in_memory])) == record.rows_parsed
