@@ -55,6 +55,8 @@ SETTINGS = (
             'sender address of alert email'),
     Setting('GPUPRICES_AWS_REGIONS', 'every commercial region',
             'comma-separated AWS regions whose EC2 offer files the `aws` source reads (hundreds of MB each, streamed)'),
+    Setting('GPUPRICES_PROJECT_DIR', None,
+            "the checkout on a Prefect worker: prefect.yaml's pull step changes into it (scale-out)"),
     Setting('GPUPRICES_FAULTS', None,
             "a fault plan (JSON) the offline run's recorded-response server applies ([reliability.md](reliability.md#fault-injection))"),
     Setting('GPUPRICES_HTTP_CONNECT_TIMEOUT_S', '10',
@@ -131,6 +133,11 @@ def exported_database(target: str):
 
 def lock_wait_s() -> float:
     return number("GPUPRICES_LOCK_WAIT_S", 120)
+
+
+def run_environment(home: Path) -> dict[str, str]:
+    """The variables a worker process of a distributed run needs: the data home and the checkout."""
+    return {"GPUPRICES_HOME": str(home), "GPUPRICES_PROJECT_DIR": str(PROJECT_ROOT)}
 
 
 def use_data_home(home: Path):

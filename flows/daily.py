@@ -111,8 +111,12 @@ async def collect_all(
     data_origins: dict[str, str] | None = None,
     overrides: dict[str, dict] | None = None,
     offline_base_url: str | None = None,
+    tag_hosts: bool | None = None,
 ) -> list[IngestRecord]:
+    """Every source its own task. `tag_hosts` (default: only when online) tags each task with its hosts, for the
+    tag concurrency limits of a distributed run (scale_out.py)."""
     data_origins, overrides = data_origins or {}, overrides or {}
+    tag_hosts = offline_base_url is None if tag_hosts is None else tag_hosts
     http_settings = (OFFLINE_HTTP if offline_base_url else HttpSettings()).with_overrides(settings.http_overrides())
     rewrite = rewrite_to(offline_base_url) if offline_base_url else None
     started_at = utc_now()
@@ -121,9 +125,9 @@ async def collect_all(
         results = await asyncio.gather(
             *(
                 # tagged with its hosts: a Prefect tag concurrency limit paces a host across workers (scale_out.py).
-                # Not offline: every request goes to 127.0.0.1, and each tag costs the task a round of concurrency
-                # checks on the Prefect server (seconds per replay day).
-                collect_source.with_options(tags=[] if offline_base_url else host_tags(registry[source_id]))(
+                # Not in the offline replay: every request goes to 127.0.0.1, and each tag costs the task a round of
+                # concurrency checks on the Prefect server (seconds per replay day).
+                collect_source.with_options(tags=host_tags(registry[source_id]) if tag_hosts else [])(
                     source_id, observed_at, client, trigger,
                     data_origins.get(source_id, "captured"), overrides.get(source_id),
                 )
@@ -207,26 +211,46 @@ async def daily(sources: list[str] | None = None, build: bool = True, export: bo
 
 
 @flow(name="collect-shard", log_prints=True)
-async def collect_shard(sources: list[str], observed_at: str) -> list[dict]:
+async def collect_shard(sources: list[str], observed_at: str, offline_day: str | None = None,
+                        offline_base_url: str | None = None) -> list[dict]:
     """One shard of a distributed daily run: fetch, land, parse, check and load these sources. Started by
-    `daily-distributed` on any worker of the pool; loads wait their turn for the warehouse file (warehouse/db.py)."""
-    records = await collect_all(sources, datetime.fromisoformat(observed_at), trigger="daily")
+    `daily-distributed` on any worker of the pool; loads wait their turn for the warehouse file (warehouse/db.py).
+    `offline_day` + `offline_base_url`: that bundled day, from a recorded-response server (gpuprices bench
+    scale-out), with the host tags kept."""
+    if offline_day:
+        day = _bundled_day(offline_day)
+        records = await collect_all(sources, datetime.fromisoformat(observed_at), "offline", day.data_origins,
+                                    day.overrides, offline_base_url, tag_hosts=True)
+    else:
+        records = await collect_all(sources, datetime.fromisoformat(observed_at), trigger="daily")
     return [{"source": r.source, "status": r.status, "rows_loaded": r.rows_loaded} for r in records]
+
+
+def _bundled_day(day: str):
+    (replay_day,) = replay_plan(load_recordings(), date.fromisoformat(day), date.fromisoformat(day))
+    return replay_day
 
 
 @flow(name="daily-distributed", log_prints=True)
 async def daily_distributed(
     shards: int = 3, shard_deployment: str = "collect-shard/collect-shard", build: bool = True, export: bool = True,
-    shard_timeout_s: float = 3 * 3600,
+    shard_timeout_s: float = 3 * 3600, offline_day: str | None = None, offline_base_url: str | None = None,
 ) -> dict:
     """The daily job spread over a work pool: one `collect-shard` deployment run per shard (sources sharing a host
-    in the same shard), all in parallel, then one build, export, dashboard and report here."""
-    observed_at = utc_now()
+    in the same shard), all in parallel, then one build, export, dashboard and report here. `offline_day` and
+    `offline_base_url`: one bundled day served by a recorded-response server (gpuprices bench scale-out)."""
     registry = all_sources()
+    offline = {}
+    if offline_day:
+        day = _bundled_day(offline_day)
+        observed_at, offline = day.observed_at, {"offline_day": offline_day, "offline_base_url": offline_base_url}
+        registry = {source_id: registry[source_id] for source_id in day.sources}
+    else:
+        observed_at = utc_now()
     plan = shard_sources(registry, shards)
     runs = await asyncio.gather(*(
         run_deployment(name=shard_deployment, timeout=shard_timeout_s,
-                       parameters={"sources": shard, "observed_at": observed_at.isoformat()})
+                       parameters={"sources": shard, "observed_at": observed_at.isoformat(), **offline})
         for shard in plan
     ))
     for shard, flow_run in zip(plan, runs, strict=True):

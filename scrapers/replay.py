@@ -137,6 +137,9 @@ class RecordedServer:
         self.latency_s = 0.0  # injected per-response latency (gpuprices bench fetch)
         self.faults = faults or []
         self._fault_lock = threading.Lock()
+        # requests being answered per real host, and the most at once (gpuprices bench scale-out checks the limits)
+        self.in_flight: dict[str, int] = {}
+        self.max_in_flight: dict[str, int] = {}
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -150,6 +153,17 @@ class RecordedServer:
                 self.do_GET()
 
             def do_GET(self):  # noqa: N802 (http.server naming)
+                host = unquote(self.path.lstrip("/")).split("/", 1)[0]
+                with server._fault_lock:
+                    server.in_flight[host] = server.in_flight.get(host, 0) + 1
+                    server.max_in_flight[host] = max(server.max_in_flight.get(host, 0), server.in_flight[host])
+                try:
+                    self._answer()
+                finally:
+                    with server._fault_lock:
+                        server.in_flight[host] -= 1
+
+            def _answer(self):
                 key = unquote(self.path.lstrip("/"))
                 if server.latency_s:
                     threading.Event().wait(server.latency_s)  # this handler's thread only

@@ -149,7 +149,7 @@ def record_failure(
 
 def records_observed_at(observed_at: datetime) -> list[IngestRecord]:
     """The ingest records of one observation time (what shards of a distributed run wrote)."""
-    fields = list(IngestRecord.__dataclass_fields__)
+    fields = [name for name in IngestRecord.__dataclass_fields__ if name != "stage_seconds"]  # not stored
     with db.connect() as connection:
         rows = db.fetch_dicts(
             connection, f"SELECT {', '.join(fields)} FROM raw.ingest_runs WHERE observed_at = ? ORDER BY source",

@@ -17,6 +17,13 @@ def cmd_bench(args) -> int:
         results, queries = bench_build(root, horizons, args.marketplace_offers, args.increments, args.query_runs)
         print(report(results, queries))
         return 0
+    if args.kind == "scale-out":
+        from dev.bench_scale_out import (
+            bench_scale_out,  # dev/: only in a checkout; imports Prefect
+        )
+
+        print(bench_scale_out(args.per_host, args.shard_timeout_s))
+        return 0
     if args.kind == "aws":
         from dev.bench_aws import bench_aws  # dev/: only in a checkout
 
@@ -32,7 +39,10 @@ def register(commands) -> None:
     bench = commands.add_parser(
         "bench", help="benchmarks that print figures (fetch: against the local server; build: synthetic history; "
                  "aws: a large synthetic offer file)")
-    bench.add_argument("kind", choices=["fetch", "build", "aws"])
+    bench.add_argument("kind", choices=["fetch", "build", "aws", "scale-out"])
+    bench.add_argument("--per-host", type=int, default=1, help="scale-out: sources fetching from one host at once")
+    bench.add_argument("--shard-timeout-s", type=float, default=60.0,
+                       help="scale-out: how long the parent waits for a shard")
     bench.add_argument("--megabytes", type=int, default=500, help="aws: size of the synthetic offer file")
     bench.add_argument("--years", type=int, default=3, help="build: longest history (1 month, 1 year, 3 years)")
     bench.add_argument("--marketplace-offers", type=int, default=10_000, help="build: marketplace offers per day")

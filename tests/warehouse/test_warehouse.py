@@ -16,6 +16,7 @@ from conftest import RECORDINGS, document
 from scrapers.base import Expectations, Offer
 from scrapers.cloud.aws import AwsEc2
 from scrapers.cloud.azure import AzureRetailPrices
+from scrapers.errors import FetchError
 from scrapers.http import RawDocument
 from scrapers.registry import all_sources
 from warehouse import db, landing, load
@@ -27,6 +28,7 @@ from warehouse.pipeline import (
     ingest,
     ingest_landed_runs,
     record_failure,
+    records_observed_at,
 )
 from warehouse.status import staleness
 
@@ -269,3 +271,13 @@ def test_a_spooled_body_is_landed_from_its_file_and_a_big_landed_body_is_read_ba
     assert record.status == "loaded" and record.rows_loaded > 0 and record.bytes_fetched == len(body)
     assert not again.documents[0].spool.exists()  # parsed: the spool file is gone, the landed copy stays
     assert len(source.parse([in_memory])) == record.rows_parsed
+
+
+def test_the_records_of_an_observation_time_come_back_as_written(home):
+    # what a distributed run's parent reads back from the shards' loads
+    source = all_sources()["skypilot-lambda"]
+    loaded = ingest(source, land_lambda(), "daily")
+    failed = record_failure("vast", 1, OBSERVED, FetchError("HTTP 503 from https://x.test/"), OBSERVED, "daily")
+    records = {r.source: r for r in records_observed_at(OBSERVED)}
+    assert set(records) == {"skypilot-lambda", "vast"}
+    assert records["skypilot-lambda"].rows_loaded == loaded.rows_loaded and records["vast"].error == failed.error
