@@ -11,8 +11,16 @@ from flows.cli.common import UsageError, one_line
 GROUPS = (pipeline, data, analysis, alerts, tools)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A typo in a command (a bad date, an unknown option) is one line and exit 2, like every other usage error;
+    `--help` still prints the whole usage. The subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gpuprices", description="Open GPU price warehouse")
+    parser = OneLineParser(prog="gpuprices", description="Open GPU price warehouse")
     commands = parser.add_subparsers(dest="command", required=True)
     for group in GROUPS:
         group.register(commands)

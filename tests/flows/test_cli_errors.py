@@ -38,6 +38,7 @@ def test_bad_arguments_end_with_one_clear_line_and_exit_2(warehouse, tmp_path):
                    "unknown source")
     one_line_error(gpuprices(warehouse, "run", "--sources", "aws,nope", "--no-build", check=False), 2,
                    "unknown source")
-    result = gpuprices(warehouse, "load", "--since", "yesterday", check=False)
-    assert result.returncode == 2 and "Traceback" not in result.stderr and "yesterday" in result.stderr
+    one_line_error(gpuprices(warehouse, "load", "--since", "yesterday", check=False), 2, "yesterday")
+    one_line_error(gpuprices(warehouse, "run", "--offline", "--since", "2026-13-01", check=False), 2, "2026-13-01")
+    one_line_error(gpuprices(warehouse, "estimat", check=False), 2, "invalid choice")
     one_line_error(gpuprices(tmp_path / "empty-home", "sql", "SELECT 1", check=False), 2, "no warehouse")

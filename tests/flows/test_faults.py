@@ -2,7 +2,8 @@
 (tests/fixtures/faults/plan.json) that makes thirteen sources fail the ways real sites do. Transient faults are
 retried and recover, everything else is isolated and recorded with its reason in raw.ingest_runs and the run
 report, nothing partial is loaded, and the run ends within the bound its timeouts set. The run has fake credentials
-in its environment: none of them may reach a file of the data home, a table, the site or the console."""
+in its environment: none of them may reach a file of the data home, a table or the console (the site of a failed
+run is searched in test_nothing_loads.py)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ FAKE_KEYS = {
 
 # The slowest source can take (retries + 1) x min(deadline, attempts x (attempt timeout + backoff cap)) + retry
 # delay = 2 x 3 x 2.5 + 1 = 16 s; Prefect's start, a day's parse and load and the report come on top.
-RUN_BOUND_S = 16 + 60 + 45  # + the build, export and site
+RUN_BOUND_S = 16 + 60
 
 EXPECTED = {
     # recovered after retries
@@ -75,7 +76,7 @@ def bad_day(tmp_path_factory):
            "GPUPRICES_FAULTS": str(FIXTURES / "plan.json")}
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "flows.cli", "run", "--offline", "--since", DAY],
+        [sys.executable, "-m", "flows.cli", "run", "--offline", "--since", DAY, "--no-build"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     elapsed = time.monotonic() - started
@@ -125,7 +126,7 @@ def test_the_bad_day_ends_within_the_bound_its_timeouts_set(bad_day):
     assert elapsed < RUN_BOUND_S, f"{elapsed:.0f}s"
 
 
-def test_no_credential_reaches_a_file_a_table_the_site_or_the_console(bad_day):
+def test_no_credential_reaches_a_file_a_table_or_the_console(bad_day):
     home, _, console = bad_day
     secrets = [value.encode() for value in FAKE_KEYS.values()]
     texts = {"console": console.encode()}
@@ -140,6 +141,6 @@ def test_no_credential_reaches_a_file_a_table_the_site_or_the_console(bad_day):
         for schema, table, column in columns:
             values = connection.execute(f'SELECT DISTINCT "{column}" FROM "{schema}"."{table}"').fetchall()
             texts[f"{schema}.{table}.{column}"] = "\n".join(str(v) for (v,) in values).encode()
-    assert any(name.startswith(str(home / "site")) for name in texts) and len(texts) > 50  # the site was built
+    assert len(texts) > 50  # the site is searched in tests/flows/test_nothing_loads.py (this run does not build)
     leaks = [(where, secret.decode()) for where, text in texts.items() for secret in secrets if secret in text]
     assert not leaks, leaks[:10]

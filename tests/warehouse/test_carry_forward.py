@@ -74,11 +74,9 @@ def twelve_days(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GPUPRICES_HOME", str(home))
         template_day = replay_plan(load_recordings())[-1]
-        load_days(range(1, 7), template_day)
-        build()  # the first (full) build, then incremental ones as days come in
-        load_days(range(7, 10), template_day)
-        build()
-        load_days(range(10, DAYS + 1), template_day)
+        load_days(range(1, 8), template_day)
+        build()  # the first (full) build, then an incremental one when the other days come in
+        load_days(range(8, DAYS + 1), template_day)
         incremental = build()
         incremental_figures = daily_figures()
         build(full_refresh=True)
