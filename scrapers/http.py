@@ -233,6 +233,8 @@ class HttpClient:
             status, body, response_headers = await self._with_retries(
                 method, url, host, headers, json, form, cap, spool_dir)
             if 300 <= status < 400 and "location" in response_headers:
+                if isinstance(body, Path):  # a redirect's own body is never kept
+                    body.unlink(missing_ok=True)
                 target = urljoin(url, response_headers["location"])
                 if urlsplit(url).scheme == "https" and urlsplit(target).scheme != "https":
                     raise ForbiddenRedirect(f"refusing the redirect from {url} to {target}: https to plain http")
