@@ -85,20 +85,25 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         JOIN intermediate.int_gpu_specs AS specs USING (gpu_id)
         WHERE purchase.price_date = ? AND specs.bf16_dense_tflops IS NOT NULL
         ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest])
+    # Weekly moves from the matched-offer index (marts.gpu_price_index_daily): a source appearing or failing is
+    # no move; the day's cheapest price is shown beside it.
     data.moves = _rows(connection, """
-        WITH today AS (SELECT * FROM marts.buy_signals WHERE price_date = $latest),
+        WITH today AS (SELECT * FROM marts.gpu_price_index_daily WHERE price_date = $latest),
         week_ago AS (
-            SELECT gpu_id, channel, pricing_type, price_per, price_usd AS week_ago_usd, price_date AS week_ago_date
-            FROM marts.buy_signals
+            SELECT gpu_id, channel, pricing_type, price_per, price_index AS week_ago_index,
+                   price_date AS week_ago_date
+            FROM marts.gpu_price_index_daily
             WHERE price_date BETWEEN $latest - INTERVAL 7 DAYS AND $latest - INTERVAL 1 DAY
             QUALIFY row_number() OVER (PARTITION BY gpu_id, channel, pricing_type, price_per ORDER BY price_date) = 1
         )
         SELECT today.gpu_id, today.channel, today.pricing_type, today.price_per, week_ago.week_ago_date,
-               week_ago.week_ago_usd, today.price_usd, today.price_usd / week_ago.week_ago_usd - 1 AS change,
-               today.is_synthetic
+               week_ago.week_ago_index, today.price_index, today.price_index / week_ago.week_ago_index - 1 AS change,
+               prices.min_price_usd AS price_usd, today.matched_offer_count,
+               today.is_synthetic OR prices.is_synthetic AS is_synthetic
         FROM today JOIN week_ago USING (gpu_id, channel, pricing_type, price_per)
-        WHERE today.price_usd <> week_ago.week_ago_usd
-        ORDER BY abs(today.price_usd / week_ago.week_ago_usd - 1) DESC LIMIT 12""", {"latest": latest})
+        JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, pricing_type, price_per)
+        WHERE abs(today.price_index / week_ago.week_ago_index - 1) >= 0.0005
+        ORDER BY abs(today.price_index / week_ago.week_ago_index - 1) DESC LIMIT 12""", {"latest": latest})
     data.good_deals = _rows(connection, """
         SELECT gpu_id, channel, pricing_type, price_per, price_usd, lowest_ever_usd, lowest_ever_date, days_tracked,
                is_synthetic

@@ -17,6 +17,8 @@ from conftest import (
     row_counts,
 )
 
+from dashboards import data as dashboard_data
+
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 
 
@@ -209,6 +211,28 @@ def test_at_least_twelve_providers_and_every_pricing_type_in_the_loaded_offers(w
     assert len(rows) >= 12, [r["provider"] for r in rows]
     covered = {pricing_type for row in rows for pricing_type in row["pricing_types"]}
     assert {"on_demand", "spot", "reserved_1y", "reserved_3y"} <= covered, covered
+
+
+def test_the_price_index_starts_at_100_and_drives_the_weekly_moves(warehouse):
+    first_days = sql_rows(warehouse, """
+        select price_index from marts.gpu_price_index_daily
+        qualify row_number() over (partition by gpu_id, channel, pricing_type, price_per order by price_date) = 1""")
+    assert first_days and all(row["price_index"] == pytest.approx(100) for row in first_days)
+    # the index moves only on days with matched offers
+    held = sql_rows(warehouse, """
+        select count(*) as n from (
+            select price_index, lag(price_index) over (partition by gpu_id, channel, pricing_type, price_per
+                                                       order by price_date) as previous, matched_offer_count
+            from marts.gpu_price_index_daily)
+        where matched_offer_count = 0 and previous is not null and abs(price_index - previous) > 1e-9""")
+    assert held[0]["n"] == 0
+    data = dashboard_data.load(warehouse / "gpuprices.duckdb")
+    index = {(r["gpu_id"], r["channel"], r["pricing_type"]): r["price_index"] for r in sql_rows(warehouse, """
+        select * from marts.gpu_price_index_daily where price_date = '2026-05-01'""")}
+    assert data.moves, "the replayed week has index moves"
+    for move in data.moves:
+        assert move["price_index"] == pytest.approx(index[(move["gpu_id"], move["channel"], move["pricing_type"])])
+        assert move["change"] == pytest.approx(move["price_index"] / move["week_ago_index"] - 1)
 
 
 def test_a_provider_seen_by_two_sources_counts_once(warehouse):

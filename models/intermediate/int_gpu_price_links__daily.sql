@@ -1,0 +1,76 @@
+{{ config(
+    schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
+) }}
+-- One link of the matched-offer price index per day, GPU and market: the change from the series' previous day
+-- (within the 7 days before) measured only over offers seen on both days (same source, offer, region, pricing
+-- type), as the median of their log price ratios. A source appearing or failing changes which offers exist,
+-- never the link. Incremental by day (each link needs its day and at most the 7 days before).
+with offers as (
+    select price_date, gpu_id, channel, pricing_type, price_per, source, offer_id,
+           coalesce(region, '') as region, min(unit_price_usd) as unit_price_usd, bool_or(is_synthetic) as is_synthetic
+    from {{ ref('int_offers__market_daily') }}
+    where {{ rebuilt_days_filter('price_date', lookback_days=7) }}
+    group by all
+),
+
+series_days as (
+    select distinct price_date, gpu_id, channel, pricing_type, price_per from offers
+),
+
+previous_days as (
+    select
+        *,
+        lag(price_date) over (partition by gpu_id, channel, pricing_type, price_per order by price_date)
+            as previous_date
+    from series_days
+),
+
+linked as (
+    select
+        previous_days.price_date,
+        previous_days.gpu_id,
+        previous_days.channel,
+        previous_days.pricing_type,
+        previous_days.price_per,
+        previous_days.previous_date,
+        ln(today.unit_price_usd::double / before.unit_price_usd::double) as log_ratio,
+        today.is_synthetic or before.is_synthetic as is_synthetic
+    from previous_days
+    inner join offers as today
+        using (price_date, gpu_id, channel, pricing_type, price_per)
+    inner join offers as before
+        on before.price_date = previous_days.previous_date
+        and before.gpu_id = previous_days.gpu_id
+        and before.channel = previous_days.channel
+        and before.pricing_type = previous_days.pricing_type
+        and before.price_per = previous_days.price_per
+        and before.source = today.source
+        and before.offer_id = today.offer_id
+        and before.region = today.region
+    where previous_days.price_date - previous_days.previous_date <= 7
+),
+
+links as (
+    select
+        price_date, gpu_id, channel, pricing_type, price_per, previous_date,
+        median(log_ratio) as median_log_ratio,
+        count(*) as matched_offer_count,
+        bool_or(is_synthetic) as is_synthetic
+    from linked
+    group by all
+)
+
+-- every series day of the rebuilt days, with its link (none: no offer seen on both days, the index holds)
+select
+    series_days.price_date,
+    series_days.gpu_id,
+    series_days.channel,
+    series_days.pricing_type,
+    series_days.price_per,
+    links.previous_date,
+    coalesce(links.median_log_ratio, 0) as median_log_ratio,
+    coalesce(links.matched_offer_count, 0) as matched_offer_count,
+    coalesce(links.is_synthetic, false) as is_synthetic
+from series_days
+left join links using (price_date, gpu_id, channel, pricing_type, price_per)
+where {{ rebuilt_days_filter('series_days.price_date') }}
