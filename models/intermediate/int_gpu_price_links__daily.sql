@@ -25,6 +25,20 @@ previous_days as (
     from series_days
 ),
 
+-- each offer's previous sighting (a window per offer: ~20x faster than joining the offers to themselves)
+offers_with_previous as (
+    select
+        *,
+        lag(price_date) over same_offer as offer_previous_date,
+        lag(unit_price_usd) over same_offer as previous_unit_price_usd,
+        lag(is_synthetic) over same_offer as previous_is_synthetic
+    from offers
+    window same_offer as (
+        partition by gpu_id, channel, pricing_type, price_per, source, offer_id, region order by price_date
+    )
+),
+
+-- matched: seen on the day and on the series' previous day
 linked as (
     select
         previous_days.price_date,
@@ -33,21 +47,13 @@ linked as (
         previous_days.pricing_type,
         previous_days.price_per,
         previous_days.previous_date,
-        ln(today.unit_price_usd::double / before.unit_price_usd::double) as log_ratio,
-        today.is_synthetic or before.is_synthetic as is_synthetic
+        ln(offers_with_previous.unit_price_usd::double / offers_with_previous.previous_unit_price_usd::double)
+            as log_ratio,
+        offers_with_previous.is_synthetic or offers_with_previous.previous_is_synthetic as is_synthetic
     from previous_days
-    inner join offers as today
-        using (price_date, gpu_id, channel, pricing_type, price_per)
-    inner join offers as before
-        on before.price_date = previous_days.previous_date
-        and before.gpu_id = previous_days.gpu_id
-        and before.channel = previous_days.channel
-        and before.pricing_type = previous_days.pricing_type
-        and before.price_per = previous_days.price_per
-        and before.source = today.source
-        and before.offer_id = today.offer_id
-        and before.region = today.region
-    where previous_days.price_date - previous_days.previous_date <= 7
+    inner join offers_with_previous using (price_date, gpu_id, channel, pricing_type, price_per)
+    where offers_with_previous.offer_previous_date = previous_days.previous_date
+      and previous_days.price_date - previous_days.previous_date <= 7
 ),
 
 links as (
