@@ -1,14 +1,33 @@
 {{ config(
     schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
 ) }}
--- What a GPU-hour cost each day: per day x GPU x channel x provider x source x pricing type x host-VM basis,
--- the cheapest and median USD per GPU-hour over that day's snapshot of the source.
+-- What each source charged each day: per day x GPU x channel x provider x source x pricing type x host-VM basis x
+-- condition x currency, the cheapest and median price of that day's snapshot of the source. Rentals per GPU-hour
+-- (USD), retail cards per card (in the shop's own currency and in USD): "what did each shop charge for a 4090".
 with daily_offers as (
-    select *
+    select
+        *,
+        case when price_unit = 'card' then 'card' else 'gpu_hour' end as price_per,
+        -- per unit in the offer's currency: a card is its price (a multi-GPU board per GPU), a rental per GPU-hour
+        case
+            when price_unit <> 'card' then price_per_unit
+            when gpu_count = 1 then price
+            else cast(price / gpu_count as decimal(24, 10))
+        end as unit_price,
+        case
+            when price_unit <> 'card' then price_per_gpu_hour_usd
+            when gpu_count = 1 then price_usd
+            else cast(price_usd / gpu_count as decimal(24, 10))
+        end as unit_price_usd
     from {{ ref('int_offers__daily') }}
     where gpu_id is not null
-      and price_per_gpu_hour_usd is not null
+      -- a shop's selling price of a card it has (a shipping charge or a struck list price is no price of a card)
+      and (price_unit <> 'card' or (price_role = 'selling' and coalesce(in_stock, true)))
       and {{ rebuilt_days_filter('price_date') }}
+),
+
+priced as (
+    select * from daily_offers where unit_price_usd is not null
 ),
 
 aggregated as (
@@ -20,14 +39,21 @@ aggregated as (
         source,
         pricing_type,
         includes_host_vm,
-        min(price_per_gpu_hour_usd) as min_price_per_gpu_hour_usd,
-        cast(median(price_per_gpu_hour_usd) as decimal(18, 6)) as median_price_per_gpu_hour_usd,
+        price_per,
+        case when price_per = 'card' then condition end as condition,
+        currency,
+        cast(min(unit_price) as decimal(24, 6)) as min_price,
+        cast(min(unit_price_usd) as decimal(18, 6)) as min_price_usd,
+        cast(median(unit_price_usd) as decimal(18, 6)) as median_price_usd,
+        cast(min(unit_price_usd) filter (where price_per = 'gpu_hour') as decimal(18, 6)) as min_price_per_gpu_hour_usd,
+        cast(median(unit_price_usd) filter (where price_per = 'gpu_hour') as decimal(18, 6))
+            as median_price_per_gpu_hour_usd,
         count(*) as offer_count,
         count(distinct region) as region_count,
         bool_or(is_synthetic) as is_synthetic,
         bool_or(is_carried_forward) as is_carried_forward,
         max(observed_at) as observed_at
-    from daily_offers
+    from priced
     group by all
 )
 

@@ -235,6 +235,17 @@ def test_the_price_index_starts_at_100_and_drives_the_weekly_moves(warehouse):
         assert move["change"] == pytest.approx(move["price_index"] / move["week_ago_index"] - 1)
 
 
+def test_what_each_shop_charged_for_a_card_is_one_query_on_a_mart(warehouse):
+    rows = sql_rows(warehouse, """
+        select price_date, provider, condition, currency, min_price, min_price_usd from marts.gpu_prices_by_source_daily
+        where gpu_id = 'rtx-4090-24gb' and price_per = 'card' order by price_date, provider""")
+    shops = {row["provider"] for row in rows}
+    assert len(shops) >= 3 and {row["price_date"] for row in rows} >= {"2026-04-30", "2026-05-01"}, shops
+    assert all(row["min_price_usd"] is not None and row["currency"] for row in rows)
+    jd = [row for row in rows if row["provider"] == "jd"]
+    assert jd and all(row["currency"] == "CNY" and float(row["min_price"]) > float(row["min_price_usd"]) for row in jd)
+
+
 def test_a_provider_seen_by_two_sources_counts_once(warehouse):
     # skypilot-lambda (real catalog) and lambda (rebuilt from it, synthetic) both list Lambda: the market mart keeps one
     rows = sql_rows(warehouse, "select sources, provider_count from marts.gpu_prices_daily "
