@@ -23,7 +23,8 @@ pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `p
 
 
 def test_mart_has_real_prices_per_gpu_hour_from_both_sources(warehouse):
-    result = gpuprices(warehouse, "sql", "--json", "select * from marts.gpu_prices_by_source_daily")
+    result = gpuprices(warehouse, "sql", "--json",
+                       "select * from marts.gpu_prices_by_source_daily where price_per = 'gpu_hour'")
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     sources = {r["source"] for r in rows}
     assert {"azure", "skypilot-azure", "skypilot-gcp", "skypilot-lambda", "skypilot-vast"} <= sources
