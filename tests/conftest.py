@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 import signal
@@ -98,6 +99,24 @@ def gpuprices(home: Path, *args: str, check: bool = True) -> subprocess.Complete
     if check and result.returncode != 0:
         raise AssertionError(f"gpuprices {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result
+
+
+def everything_left_behind(home: Path, console: str) -> dict[str, bytes]:
+    """Where a run could have written a secret, as bytes to search: the console, every file of the data home
+    (gzip bodies unpacked) and every VARCHAR column of every table of the warehouse."""
+    texts = {"console": console.encode()}
+    for path in home.rglob("*"):
+        if path.is_file() and path.suffix != ".duckdb":  # the warehouse is read table by table below
+            data = path.read_bytes()
+            texts[str(path)] = gzip.decompress(data) if path.suffix == ".gz" else data
+    with duckdb.connect(str(home / "gpuprices.duckdb"), read_only=True) as connection:
+        columns = connection.execute(
+            "SELECT table_schema, table_name, column_name FROM information_schema.columns "
+            "WHERE data_type = 'VARCHAR' AND table_catalog = current_database()").fetchall()
+        for schema, table, column in columns:
+            values = connection.execute(f'SELECT DISTINCT "{column}" FROM "{schema}"."{table}"').fetchall()
+            texts[f"{schema}.{table}.{column}"] = "\n".join(str(v) for (v,) in values).encode()
+    return texts
 
 
 def row_counts(home: Path) -> dict:

@@ -7,7 +7,6 @@ run is searched in test_nothing_loads.py)."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import subprocess
@@ -18,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import FIXTURES as FIXTURES_ROOT
-from conftest import ROOT, prefect_api
+from conftest import ROOT, everything_left_behind, prefect_api
 
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 
@@ -129,18 +128,7 @@ def test_the_bad_day_ends_within_the_bound_its_timeouts_set(bad_day):
 def test_no_credential_reaches_a_file_a_table_or_the_console(bad_day):
     home, _, console = bad_day
     secrets = [value.encode() for value in FAKE_KEYS.values()]
-    texts = {"console": console.encode()}
-    for path in home.rglob("*"):
-        if path.is_file() and path.suffix != ".duckdb":  # the warehouse is read table by table below
-            data = path.read_bytes()
-            texts[str(path)] = gzip.decompress(data) if path.suffix == ".gz" else data
-    with duckdb.connect(str(home / "gpuprices.duckdb"), read_only=True) as connection:
-        columns = connection.execute(
-            "SELECT table_schema, table_name, column_name FROM information_schema.columns "
-            "WHERE data_type = 'VARCHAR' AND table_catalog = current_database()").fetchall()
-        for schema, table, column in columns:
-            values = connection.execute(f'SELECT DISTINCT "{column}" FROM "{schema}"."{table}"').fetchall()
-            texts[f"{schema}.{table}.{column}"] = "\n".join(str(v) for (v,) in values).encode()
+    texts = everything_left_behind(home, console)
     assert len(texts) > 50  # the site is searched in tests/flows/test_nothing_loads.py (this run does not build)
     leaks = [(where, secret.decode()) for where, text in texts.items() for secret in secrets if secret in text]
     assert not leaks, leaks[:10]
