@@ -77,10 +77,13 @@ def sha256(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
-def compute_run_id(source: str, observed_at: datetime, documents: list[RawDocument]) -> str:
+def compute_run_id(source: str, observed_at: datetime, documents: list[RawDocument],
+                   hashes: list[str] | None = None) -> str:
+    """`hashes`: the documents' sha256 when the caller has them (hashing a spooled offer file reads it whole)."""
+    hashes = hashes or [document.sha256() for document in documents]
     digest = hashlib.sha256(f"{source}|{observed_at.isoformat()}".encode())
-    for document in documents:
-        digest.update(f"|{document.url}|{document.sha256()}".encode())
+    for document, body_hash in zip(documents, hashes, strict=True):
+        digest.update(f"|{document.url}|{body_hash}".encode())
     return f"{source}-{observed_at:%Y%m%dT%H%M%SZ}-{digest.hexdigest()[:12]}"
 
 
@@ -96,8 +99,8 @@ def _extension(document: RawDocument) -> str:
 def land(source: str, observed_at: datetime, documents: list[RawDocument], data_origin: str = "captured") -> LandedRun:
     if data_origin not in DATA_ORIGINS:
         raise ValueError(f"data_origin must be one of {DATA_ORIGINS}")
-    hashes = [document.sha256() for document in documents]  # streamed for a spooled body
-    run_id = compute_run_id(source, observed_at, documents)
+    hashes = [document.sha256() for document in documents]  # streamed for a spooled body, once
+    run_id = compute_run_id(source, observed_at, documents, hashes)
     directory = landing_root() / source / observed_at.date().isoformat() / run_id
     if (directory / "manifest.json").exists():  # the same observation was landed before: nothing to write
         for document in documents:
@@ -154,13 +157,14 @@ def read_landed(directory: Path) -> LandedRun:
     for entry in manifest["documents"]:
         body, spool = b"", None
         if entry["bytes"] > SPOOL_ABOVE_BYTES:  # a very large body: back into a spool file, in bounded memory
-            spool = _unpack_to_spool(directory / entry["file"])
+            spool, body_hash = _unpack_to_spool(directory / entry["file"])
         else:
             body = gzip.decompress((directory / entry["file"]).read_bytes())
+            body_hash = sha256(body)
         document = RawDocument(url=entry["url"], status=entry["status"], body=body, spool=spool,
                                fetched_at=datetime.fromisoformat(entry["fetched_at"]),
                                content_type=entry.get("content_type", ""))
-        if document.sha256() != entry["sha256"]:
+        if body_hash != entry["sha256"]:
             document.discard_spool()
             raise ValueError(f"{directory / entry['file']}: sha256 mismatch, the landed file is corrupt")
         documents.append(document)
@@ -192,9 +196,13 @@ def iter_landed_runs(source: str | None = None, since: date | None = None) -> It
                     yield run_dir
 
 
-def _unpack_to_spool(path: Path) -> Path:
+def _unpack_to_spool(path: Path) -> tuple[Path, str]:
+    """The landed body unpacked into a spool file, and its sha256 taken on the way (one pass over it)."""
     spool_dir().mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(prefix="landed-", dir=spool_dir())
+    digest = hashlib.sha256()
     with os.fdopen(handle, "wb") as sink, gzip.open(path, "rb") as source_stream:
-        shutil.copyfileobj(source_stream, sink, SPOOL_CHUNK_BYTES)
-    return Path(name)
+        while chunk := source_stream.read(SPOOL_CHUNK_BYTES):
+            digest.update(chunk)
+            sink.write(chunk)
+    return Path(name), digest.hexdigest()
