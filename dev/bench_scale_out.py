@@ -43,6 +43,7 @@ from scrapers.replay import (
     Fault,
     RecordedServer,
     load_recordings,
+    missing_credentials,
     replay_plan,
 )
 
@@ -141,8 +142,7 @@ def bench_scale_out(per_host: int = 1, shard_timeout_s: float = 60.0) -> str:
     logs.mkdir(parents=True)
     port = _free_port()
     url = f"http://127.0.0.1:{port}/api"
-    keys = {name: OFFLINE_PLACEHOLDER_KEY for source in all_sources().values()
-            for name in (source.api_key_env, *source.extra_credential_envs) if name and not os.environ.get(name)}
+    keys = {name: OFFLINE_PLACEHOLDER_KEY for name in missing_credentials(list(all_sources().values()))}
     env = {**os.environ, **keys, **run_environment(home), "PREFECT_HOME": str(work / "prefect"),
            "PREFECT_API_URL": url, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_WORKER_QUERY_SECONDS": "1",
            "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",

@@ -276,14 +276,17 @@ def rewrite_to(base_url: str):
 OFFLINE_PLACEHOLDER_KEY = "offline-replay-placeholder"
 
 
+def missing_credentials(sources: list[Source]) -> list[str]:
+    """The credential variables of these sources that are not set."""
+    return [name for source in sources for name in (source.api_key_env, *source.extra_credential_envs)
+            if name and not os.environ.get(name)]
+
+
 @contextmanager
 def placeholder_credentials(sources: list[Source]) -> Iterator[list[str]]:
     """Keyed sources need a key to run their fetch code. Offline, every request goes to 127.0.0.1, so a placeholder
     stands in for each key that is not set (a real key is left as it is and never leaves this machine either)."""
-    names = [
-        name for source in sources for name in (source.api_key_env, *source.extra_credential_envs)
-        if name and not os.environ.get(name)
-    ]
+    names = missing_credentials(sources)
     for name in names:
         os.environ[name] = OFFLINE_PLACEHOLDER_KEY
     try:
