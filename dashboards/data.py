@@ -13,7 +13,7 @@ import duckdb
 from warehouse.build import carry_forward_days
 from warehouse.db import fetch_dicts as _rows
 from warehouse.db import open_for_reading, open_for_writing
-from warehouse.status import staleness
+from warehouse.status import DAYS_BEHIND_NEWEST_SQL, staleness
 
 OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
 
@@ -145,7 +145,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
 
 def _load_runs(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> None:
     """What every source did: there is a run history even before there is a price."""
-    data.freshness = _rows(connection, """
+    data.freshness = _rows(connection, f"""
         WITH last_runs AS (
             SELECT source, max(observed_at) FILTER (WHERE status = 'loaded') AS last_loaded_at,
                    arg_max(status, observed_at) AS last_status, arg_max(error, observed_at) AS last_error,
@@ -153,9 +153,7 @@ def _load_runs(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> No
                    bool_or(is_synthetic) AS is_synthetic
             FROM raw.ingest_runs GROUP BY source
         )
-        -- days between its last loaded run and the newest day any source ran (the carry-forward clock)
-        SELECT *, date_diff('day', timezone('UTC', last_loaded_at)::date,
-                            (SELECT max(timezone('UTC', observed_at)::date) FROM raw.ingest_runs)) AS days_behind_newest
+        SELECT *, {DAYS_BEHIND_NEWEST_SQL} AS days_behind_newest
         FROM last_runs ORDER BY source""")
     carry_days = carry_forward_days()
     for row in data.freshness:

@@ -16,6 +16,12 @@ def _has_table(connection, schema: str, table: str) -> bool:
     )
 
 
+# Days between a source's last loaded run (`last_loaded_at`) and the newest day any source ran: the clock of the
+# carry-forward window (int_offers__daily), read by `status` and the dashboards' freshness table.
+DAYS_BEHIND_NEWEST_SQL = """date_diff('day', timezone('UTC', last_loaded_at)::date,
+    (SELECT max(timezone('UTC', observed_at)::date) FROM raw.ingest_runs))"""
+
+
 def staleness(days_behind: int | None, carry_days: int) -> str:
     """A source's state in the daily tables, from how many days its last loaded run is behind the newest run day:
     fresh, stale but carried forward (int_offers__daily.is_carried_forward), or dropped."""
@@ -33,7 +39,7 @@ def status() -> dict:
     with db.connect(read_only=True) as connection:
         sources = db.fetch_dicts(
             connection,
-            """
+            f"""
             WITH last_run AS (
                 SELECT source, arg_max(status, observed_at) AS last_status, max(observed_at) AS last_observed_at,
                        arg_max(error, observed_at) AS last_error, count(*) AS runs
@@ -44,9 +50,7 @@ def status() -> dict:
                        bool_or(is_synthetic) AS has_synthetic_rows
                 FROM raw.ingest_runs WHERE status = 'loaded' GROUP BY source
             )
-            SELECT *, date_diff('day', timezone('UTC', last_loaded_at)::date,
-                                (SELECT max(timezone('UTC', observed_at)::date) FROM raw.ingest_runs))
-                      AS days_behind_newest
+            SELECT *, {DAYS_BEHIND_NEWEST_SQL} AS days_behind_newest
             FROM last_run LEFT JOIN last_good USING (source) ORDER BY source
             """,
         )
