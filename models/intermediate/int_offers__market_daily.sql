@@ -24,14 +24,7 @@ priced as (
             end as channel
         ),
         case when daily_offers.price_unit = 'card' then 'card' else 'gpu_hour' end as price_per,
-        -- exact DECIMAL: a card is its price (a rare multi-GPU board is divided, in double precision, then rounded
-        -- to 10 decimals: DuckDB divides DECIMALs as DOUBLE), a rental its USD per GPU-hour
-        case
-            when daily_offers.price_unit = 'card' and daily_offers.gpu_count = 1 then daily_offers.price_usd
-            when daily_offers.price_unit = 'card'
-                then cast(daily_offers.price_usd / daily_offers.gpu_count as decimal(24, 10))
-            else daily_offers.price_per_gpu_hour_usd
-        end as unit_price_usd,
+        {{ unit_price('price_usd', 'price_per_gpu_hour_usd', offers='daily_offers') }} as unit_price_usd,
         {{ instance_family('daily_offers.instance_type') }} as instance_family
     from daily_offers
 ),

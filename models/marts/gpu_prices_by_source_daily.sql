@@ -8,17 +8,8 @@ with daily_offers as (
     select
         *,
         case when price_unit = 'card' then 'card' else 'gpu_hour' end as price_per,
-        -- per unit in the offer's currency: a card is its price (a multi-GPU board per GPU), a rental per GPU-hour
-        case
-            when price_unit <> 'card' then price_per_unit
-            when gpu_count = 1 then price
-            else cast(price / gpu_count as decimal(24, 10))
-        end as unit_price,
-        case
-            when price_unit <> 'card' then price_per_gpu_hour_usd
-            when gpu_count = 1 then price_usd
-            else cast(price_usd / gpu_count as decimal(24, 10))
-        end as unit_price_usd
+        {{ unit_price('price', 'price_per_unit') }} as unit_price,  -- in the offer's currency
+        {{ unit_price('price_usd', 'price_per_gpu_hour_usd') }} as unit_price_usd
     from {{ ref('int_offers__daily') }}
     where gpu_id is not null
       -- a shop's selling price of a card it has (a shipping charge or a struck list price is no price of a card)
