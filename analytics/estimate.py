@@ -38,7 +38,7 @@ def parse_count(text: str, what: str) -> float:
 
 @dataclass
 class ModelShape:
-    """What the formulas need to know about a model. layers/d_model/kv figures are None when unknown."""
+    """What the formulas need to know about a model. Shape figures are None when unknown."""
 
     name: str
     total_params: float
@@ -47,6 +47,9 @@ class ModelShape:
     layers: int | None = None
     d_model: int | None = None
     kv_values_per_token_per_layer: int | None = None
+    sequence_length: int | None = None  # pre-training tokens per sequence (the attention FLOPs term)
+    num_experts: int | None = None
+    experts_per_token: int | None = None
 
 
 @dataclass
@@ -58,8 +61,8 @@ class EstimateRequest:
     recompute: bool = False
     cluster_gpus: int | None = None
     inference: bool = False
-    context_tokens: int | None = None
-    batch_size: int | None = None
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
     tokens_per_second: float | None = None  # a stated serving throughput instead of the roofline estimate
 
 
@@ -84,7 +87,8 @@ def assumptions(connection: duckdb.DuckDBPyConnection) -> dict[str, float]:
 def reference_model(connection: duckdb.DuckDBPyConnection, name: str) -> ModelShape:
     row = connection.execute(
         """
-        SELECT name, total_params_b, active_params_b, training_tokens_b, layers, d_model, kv_values_per_token_per_layer
+        SELECT name, total_params_b, active_params_b, training_tokens_b, layers, d_model, kv_values_per_token_per_layer,
+               pretraining_sequence_length, num_experts, experts_per_token
         FROM reference.reference_models
         WHERE lower(model_id) = lower($name) OR lower(name) = lower($name)
         """,
@@ -93,11 +97,12 @@ def reference_model(connection: duckdb.DuckDBPyConnection, name: str) -> ModelSh
     if row is None:
         known = [r[0] for r in connection.execute("SELECT model_id FROM reference.reference_models ORDER BY 1").fetchall()]
         raise EstimateError(f"no reference model {name!r}; known: {', '.join(known)}")
-    label, total_b, active_b, tokens_b, layers, d_model, kv_values = row
+    label, total_b, active_b, tokens_b, layers, d_model, kv_values, sequence_length, num_experts, experts_per_token = row
     return ModelShape(
         name=label, total_params=total_b * 1e9, active_params=active_b * 1e9,
         tokens=tokens_b * 1e9 if tokens_b is not None else None,
-        layers=layers, d_model=d_model, kv_values_per_token_per_layer=kv_values,
+        layers=layers, d_model=d_model, kv_values_per_token_per_layer=kv_values, sequence_length=sequence_length,
+        num_experts=num_experts, experts_per_token=experts_per_token,
     )
 
 
@@ -141,8 +146,10 @@ _TRAINING = f"""
     WITH gpus AS ({_GPU_PRICES}),
     sized AS (
         SELECT gpus.*,
-            formulas.training_flops($active_params, $tokens, $recompute) AS flops,
-            formulas.min_training_gpus($total_params, $layers, $d_model, $recompute, memory_gib) AS min_gpus
+            formulas.training_flops($active_params, $tokens, $recompute,
+                formulas.attention_flops_per_token($layers, $d_model, $sequence_length)) AS flops,
+            formulas.min_training_gpus($total_params, coalesce($layers, 0), coalesce($d_model, 0), $recompute, memory_gib)
+                AS min_gpus
         FROM gpus WHERE dense_peak_tflops IS NOT NULL
     ),
     clustered AS (
@@ -150,10 +157,16 @@ _TRAINING = f"""
         WHERE min_gpus IS NOT NULL
     ),
     timed AS (
-        SELECT *, coalesce($mfu, formulas.default_mfu(has_fast_interconnect, cluster_gpus)) AS mfu FROM clustered
+        SELECT *,
+            coalesce($mfu, formulas.training_efficiency(
+                efficiency_family, $precision, formulas.model_width($d_model, $active_params), bf16_dense_tflops,
+                memory_bandwidth_gbps, $total_params > $active_params, has_fast_interconnect, cluster_gpus)) AS mfu,
+            CASE WHEN $mfu IS NULL THEN formulas.efficiency_basis(efficiency_family) ELSE 'stated' END
+                AS efficiency_basis
+        FROM clustered
     )
     SELECT
-        gpu_id, name AS gpu_name, price_date, flops, dense_peak_tflops, mfu,
+        gpu_id, name AS gpu_name, price_date, $precision AS precision, flops, dense_peak_tflops, mfu, efficiency_basis,
         formulas.gpu_hours(flops, dense_peak_tflops, mfu) AS gpu_hours,
         min_gpus, cluster_gpus, cluster_gpus >= min_gpus AS fits_in_memory,
         formulas.wall_clock_days(formulas.gpu_hours(flops, dense_peak_tflops, mfu), cluster_gpus) AS wall_clock_days,
@@ -171,28 +184,71 @@ _TRAINING = f"""
     ORDER BY cost_usd_cheapest NULLS LAST, gpu_hours
 """
 
+# The serving view, step for step as marts.inference_cost_daily.
 _INFERENCE = f"""
     WITH gpus AS ({_GPU_PRICES}),
     sized AS (
         SELECT gpus.*,
             formulas.weight_bytes($total_params, $bytes_per_param) AS weight_bytes,
-            formulas.kv_cache_bytes($kv_values, $layers, $context_tokens, $batch_size) AS kv_cache_bytes
+            formulas.kv_cache_bytes_per_token($kv_values, $layers) AS kv_cache_bytes_per_token,
+            $prompt_tokens + $output_tokens / 2.0 AS mean_context_tokens
         FROM gpus WHERE dense_peak_tflops IS NOT NULL AND memory_bandwidth_gbps IS NOT NULL
     ),
     served AS (
-        SELECT *, formulas.inference_gpus(weight_bytes, kv_cache_bytes, memory_gib) AS gpus FROM sized
+        SELECT *,
+            formulas.inference_gpus(weight_bytes, kv_cache_bytes_per_token * ($prompt_tokens + $output_tokens),
+                                    memory_gib) AS gpus,
+            formulas.forward_flops_per_token($active_params, $layers, $d_model, mean_context_tokens)
+                AS decode_flops_per_token
+        FROM sized
+    ),
+    batched AS (
+        SELECT *,
+            formulas.memory_batch(weight_bytes, kv_cache_bytes_per_token * ($prompt_tokens + $output_tokens), gpus,
+                                  memory_gib) AS memory_batch,
+            formulas.latency_batch(weight_bytes, kv_cache_bytes_per_token * mean_context_tokens,
+                                   decode_flops_per_token, gpus, memory_bandwidth_gbps, dense_peak_tflops)
+                AS latency_batch
+        FROM served
+    ),
+    stepped AS (
+        SELECT *,
+            formulas.serving_batch(memory_batch, latency_batch) AS batch_size,
+            formulas.decode_step_bandwidth_seconds(
+                formulas.weight_bytes_read_per_step($total_params, $active_params, $num_experts, $experts_per_token,
+                    formulas.serving_batch(memory_batch, latency_batch), $bytes_per_param),
+                formulas.serving_batch(memory_batch, latency_batch) * kv_cache_bytes_per_token * mean_context_tokens,
+                gpus, memory_bandwidth_gbps) AS bandwidth_seconds,
+            formulas.decode_step_compute_seconds(formulas.serving_batch(memory_batch, latency_batch),
+                                                 decode_flops_per_token, gpus, dense_peak_tflops) AS compute_seconds,
+            formulas.prefill_seconds_per_token($active_params, $layers, $d_model, $prompt_tokens, gpus,
+                                               dense_peak_tflops) AS prefill_seconds_per_token
+        FROM batched
     ),
     throughput AS (
-        SELECT *, coalesce($tokens_per_second, formulas.decode_tokens_per_second(
-            weight_bytes, kv_cache_bytes, $active_params, $batch_size, gpus, memory_bandwidth_gbps, dense_peak_tflops
-        )) AS output_tokens_per_second
-        FROM served
+        SELECT *,
+            formulas.batch_limited_by(memory_batch, latency_batch) AS batch_limited_by,
+            formulas.throughput_bound(formulas.batch_limited_by(memory_batch, latency_batch), compute_seconds,
+                                      bandwidth_seconds) AS throughput_bound,
+            coalesce($tokens_per_second, batch_size / greatest(bandwidth_seconds, compute_seconds))
+                AS output_tokens_per_second,
+            1 / prefill_seconds_per_token AS input_tokens_per_second
+        FROM stepped
     )
     SELECT
-        gpu_id, name AS gpu_name, price_date, weight_bytes, kv_cache_bytes, gpus AS min_gpus, output_tokens_per_second,
+        gpu_id, name AS gpu_name, price_date, $prompt_tokens AS prompt_tokens, $output_tokens AS output_tokens,
+        weight_bytes, kv_cache_bytes_per_token * ($prompt_tokens + $output_tokens) * batch_size AS kv_cache_bytes,
+        gpus AS min_gpus, batch_size, batch_limited_by,
+        CASE WHEN $tokens_per_second IS NULL THEN throughput_bound ELSE 'stated' END AS throughput_bound,
+        greatest(bandwidth_seconds, compute_seconds) * 1000 AS ms_per_output_token,
+        output_tokens_per_second, input_tokens_per_second,
         on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour,
+        formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)
+            AS usd_per_million_input_tokens_cheapest,
         formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
             AS usd_per_million_output_tokens_cheapest,
+        formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, input_tokens_per_second)
+            AS usd_per_million_input_tokens_median,
         formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, output_tokens_per_second)
             AS usd_per_million_output_tokens_median,
         rental_is_synthetic AS is_synthetic, rental_is_synthetic
@@ -210,35 +266,42 @@ def estimate(request: EstimateRequest) -> list[dict]:
     with open_warehouse() as connection:
         defaults = assumptions(connection)
         gpu = resolve_gpu(connection, request.gpu) if request.gpu else None
-        model = request.model
-        common = {"gpu": gpu, "precision": "fp8" if request.precision == "fp8" else "bf16",
-                  "total_params": model.total_params, "active_params": model.active_params,
-                  "layers": model.layers or 0}
-        if request.inference:
-            if model.layers is None or model.kv_values_per_token_per_layer is None:
-                raise EstimateError("serving needs the KV cache shape: pass --layers and --kv-values (or use --model)")
-            sql, parameters = _INFERENCE, {
-                **common, "bytes_per_param": _WEIGHT_BYTES[request.precision],
-                "kv_values": model.kv_values_per_token_per_layer,
-                "context_tokens": request.context_tokens or int(defaults["inference_context_tokens"]),
-                "batch_size": request.batch_size or int(defaults["inference_batch_size"]),
-                "tokens_per_second": request.tokens_per_second,
-            }
-        else:
-            if model.tokens is None:
-                raise EstimateError(f"{model.name}: no training token count; pass --tokens")
-            sql, parameters = _TRAINING, {
-                **common, "tokens": model.tokens, "recompute": request.recompute, "d_model": model.d_model or 0,
-                "cluster_gpus": request.cluster_gpus, "default_cluster_gpus": int(defaults["training_cluster_gpus"]),
-                "mfu": request.mfu,
-            }
-        rows = db.fetch_dicts(connection, sql, parameters)
+        rows = _estimate_rows(connection, request, gpu, defaults)
     if gpu and not rows:
         raise EstimateError(f"{gpu}: no {request.precision} dense peak or memory figures in the spec table")
     for row in rows:
-        row["model"] = model.name
-        row["activations_counted"] = bool(model.layers and model.d_model) or request.inference
+        row["model"] = request.model.name
+        row["activations_counted"] = bool(request.model.layers and request.model.d_model) or request.inference
     return rows
+
+
+def _estimate_rows(connection: duckdb.DuckDBPyConnection, request: EstimateRequest, gpu: str | None,
+                   defaults: dict[str, float]) -> list[dict]:
+    model = request.model
+    common = {"gpu": gpu, "precision": "fp8" if request.precision == "fp8" else "bf16",
+              "total_params": model.total_params, "active_params": model.active_params,
+              "layers": model.layers, "d_model": model.d_model}
+    if request.inference:
+        if model.layers is None or model.kv_values_per_token_per_layer is None:
+            raise EstimateError("serving needs the KV cache shape: pass --layers and --kv-values (or use --model)")
+        sql, parameters = _INFERENCE, {
+            **common, "bytes_per_param": _WEIGHT_BYTES[request.precision],
+            "kv_values": model.kv_values_per_token_per_layer,
+            "num_experts": model.num_experts, "experts_per_token": model.experts_per_token,
+            "prompt_tokens": request.prompt_tokens or int(defaults["inference_prompt_tokens"]),
+            "output_tokens": request.output_tokens or int(defaults["inference_output_tokens"]),
+            "tokens_per_second": request.tokens_per_second,
+        }
+    else:
+        if model.tokens is None:
+            raise EstimateError(f"{model.name}: no training token count; pass --tokens")
+        sql, parameters = _TRAINING, {
+            **common, "tokens": model.tokens, "recompute": request.recompute,
+            "sequence_length": model.sequence_length or int(defaults["training_sequence_length"]),
+            "cluster_gpus": request.cluster_gpus, "default_cluster_gpus": int(defaults["training_cluster_gpus"]),
+            "mfu": request.mfu,
+        }
+    return db.fetch_dicts(connection, sql, parameters)
 
 
 def _money(value) -> str:
@@ -254,15 +317,19 @@ _TEXT_COLUMNS = {
         ("cluster", 7, lambda r: r["cluster_gpus"]),
         ("days", 8, lambda r: f"{r['wall_clock_days']:,.1f}"),
         ("MFU", 5, lambda r: f"{r['mfu']:.2f}"),
+        ("basis", -10, lambda r: r["efficiency_basis"]),
         ("cost cheapest", 14, lambda r: _money(r["cost_usd_cheapest"])),
         ("cost median", 13, lambda r: _money(r["cost_usd_median"])),
     ],
     "serving": [
         ("GPU", -20, lambda r: r["gpu_id"]),
         ("GPUs", 5, lambda r: r["min_gpus"]),
-        ("tok/s", 8, lambda r: f"{r['output_tokens_per_second']:,.0f}"),
-        ("$/M tok cheapest", 17, lambda r: _money(r["usd_per_million_output_tokens_cheapest"])),
-        ("$/M tok median", 15, lambda r: _money(r["usd_per_million_output_tokens_median"])),
+        ("batch", 5, lambda r: r["batch_size"]),
+        ("bound", -9, lambda r: r["throughput_bound"]),
+        ("out tok/s", 10, lambda r: f"{r['output_tokens_per_second']:,.0f}"),
+        ("$/M in", 8, lambda r: _money(r["usd_per_million_input_tokens_cheapest"])),
+        ("$/M out", 8, lambda r: _money(r["usd_per_million_output_tokens_cheapest"])),
+        ("$/M out median", 15, lambda r: _money(r["usd_per_million_output_tokens_median"])),
     ],
 }
 
@@ -292,7 +359,7 @@ def format_rows(rows: list[dict], inference: bool) -> str:
 
 def model_for(reference: str | None = None, params: str | None = None, active_params: str | None = None,
               tokens: str | None = None, layers: int | None = None, d_model: int | None = None,
-              kv_values: int | None = None) -> ModelShape:
+              kv_values: int | None = None, sequence_length: int | None = None) -> ModelShape:
     """The model an estimate is for: a reference model by id or name (its tokens optionally overridden), or a shape
     given by its parameter count."""
     if reference:
@@ -302,6 +369,8 @@ def model_for(reference: str | None = None, params: str | None = None, active_pa
             model = reference_model(connection, reference)
         if tokens:
             model.tokens = parse_count(tokens, "--tokens")
+        if sequence_length:
+            model.sequence_length = sequence_length
         return model
     if not params:
         raise EstimateError("give --model NAME (a reference model) or --params N --tokens D")
@@ -310,5 +379,5 @@ def model_for(reference: str | None = None, params: str | None = None, active_pa
         name=f"{params} parameters", total_params=total,
         active_params=parse_count(active_params, "--active-params") if active_params else total,
         tokens=parse_count(tokens, "--tokens") if tokens else None,
-        layers=layers, d_model=d_model, kv_values_per_token_per_layer=kv_values,
+        layers=layers, d_model=d_model, kv_values_per_token_per_layer=kv_values, sequence_length=sequence_length,
     )

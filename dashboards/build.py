@@ -233,9 +233,8 @@ def render(data: DashboardData, target: Path) -> list[Path]:
         (target / path).write_text(html, encoding="utf-8")
         written.append(target / path)
 
-    longest = max((s["days_tracked"] for g in data.gpus for s in g.signals), default=0)
     page("index.html", "index.html", title="Overview", rent_best=data.rent_best, buy_best=data.buy_best,
-         moves=data.moves, good_deals=data.good_deals, freshness=data.freshness, longest_tracked_days=longest,
+         moves=data.moves, good_deals=data.good_deals, backtest=data.backtest, freshness=data.freshness,
          failures=data.failures,
          charts={"rent_best": _bar(data.rent_best, "bf16_dense_tflops_per_usd",
                                    "BF16 dense TFLOPS-hours per USD"),
@@ -245,7 +244,8 @@ def render(data: DashboardData, target: Path) -> list[Path]:
     for gpu in data.gpus:
         offers_date = gpu.cheapest_offers[0]["price_date"] if gpu.cheapest_offers else None
         page("gpu.html", f"gpu/{gpu.gpu_id}.html", root="../", title=gpu.name, gpu=gpu,
-             any_deal=any(s["is_good_deal"] for s in gpu.signals), series_charts=_series_charts(gpu),
+             any_deal=any(v["buy_now"] and v["as_of"] == data.latest_date for v in gpu.verdicts),
+             series_charts=_series_charts(gpu),
              offers_date=offers_date)
     page("training.html", "training.html", title="Training cost", training_cheapest=data.training_cheapest,
          assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history),

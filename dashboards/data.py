@@ -10,6 +10,7 @@ from datetime import date
 
 import duckdb
 
+from analytics import price_history
 from warehouse.build import carry_forward_days
 from warehouse.db import fetch_dicts as _rows
 from warehouse.db import open_for_reading, open_for_writing
@@ -27,6 +28,8 @@ class GpuPage:
     signals: list[dict]         # latest buy_signals row per series
     rent_vs_buy: dict | None
     cheapest_offers: list[dict]  # the latest day's cheapest offers
+    verdicts: list[dict] = field(default_factory=list)  # buy now or wait, per market (analytics/buy_signal.py)
+    imported_sources: list[str] = field(default_factory=list)  # sources of imported history behind its prices
 
 
 @dataclass
@@ -35,7 +38,8 @@ class DashboardData:
     rent_best: list[dict] = field(default_factory=list)
     buy_best: list[dict] = field(default_factory=list)
     moves: list[dict] = field(default_factory=list)
-    good_deals: list[dict] = field(default_factory=list)
+    good_deals: list[dict] = field(default_factory=list)  # series whose buy signal fires on the latest day
+    backtest: dict | None = None  # the buy signal backtested on every long-enough series the warehouse holds
     freshness: list[dict] = field(default_factory=list)
     gpus: list[GpuPage] = field(default_factory=list)
     training_history: list[dict] = field(default_factory=list)
@@ -104,24 +108,16 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, pricing_type, price_per)
         WHERE abs(today.price_index / week_ago.week_ago_index - 1) >= 0.0005
         ORDER BY abs(today.price_index / week_ago.week_ago_index - 1) DESC LIMIT 12""", {"latest": latest})
-    data.good_deals = _rows(connection, """
-        SELECT gpu_id, channel, pricing_type, price_per, price_usd, lowest_ever_usd, lowest_ever_date, days_tracked,
-               is_synthetic
-        FROM marts.buy_signals WHERE price_date = ? AND is_good_deal ORDER BY gpu_id""", [latest])
-    data.gpus = _gpu_pages(connection)
+    verdicts = price_history.verdicts(connection)
+    data.good_deals = [v for v in verdicts if v["buy_now"] and v["as_of"] == latest]
+    data.backtest = price_history.backtest_report(connection)
+    data.gpus = _gpu_pages(connection, verdicts)
     data.training_history = _rows(connection, """
         SELECT price_date, model_id, min(cost_usd_on_demand_cheapest) AS cheapest_cost_usd,
                arg_min(is_synthetic, cost_usd_on_demand_cheapest) AS is_synthetic
         FROM marts.training_cost_daily WHERE cost_usd_on_demand_cheapest IS NOT NULL
         GROUP BY ALL ORDER BY model_id, price_date""")
-    data.training_cheapest = _rows(connection, """
-        SELECT models.name AS model_name, cost.model_id, cost.gpu_id, cost.training_precision,
-               cost.cost_usd_on_demand_cheapest, cost.cost_usd_spot_cheapest, cost.gpu_hours, cost.min_gpus,
-               cost.cluster_gpus, cost.wall_clock_days, cost.mfu, cost.is_synthetic
-        FROM marts.training_cost_daily AS cost JOIN reference.reference_models AS models USING (model_id)
-        WHERE cost.price_date = ? AND cost.cost_usd_on_demand_cheapest IS NOT NULL
-        QUALIFY row_number() OVER (PARTITION BY cost.model_id ORDER BY cost.cost_usd_on_demand_cheapest) = 1
-        ORDER BY cost.cost_usd_on_demand_cheapest""", [latest])
+    data.training_cheapest = _training_cheapest(connection, latest)
     # One query per reference model (years of daily rows: each page's query stays small; see bench build).
     data.training_by_gpu = []
     for (model_id,) in connection.execute("SELECT model_id FROM reference.reference_models ORDER BY 1").fetchall():
@@ -150,14 +146,14 @@ def _load_runs(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> No
             SELECT source, max(observed_at) FILTER (WHERE status = 'loaded') AS last_loaded_at,
                    arg_max(status, observed_at) AS last_status, arg_max(error, observed_at) AS last_error,
                    count(*) AS runs, count(*) FILTER (WHERE status <> 'loaded') AS runs_not_loaded,
-                   bool_or(is_synthetic) AS is_synthetic
+                   bool_or(is_synthetic) AS is_synthetic, bool_and(trigger = 'import') AS is_imported
             FROM raw.ingest_runs GROUP BY source
         )
         SELECT *, {DAYS_BEHIND_NEWEST_SQL} AS days_behind_newest
         FROM last_runs ORDER BY source""")
     carry_days = carry_forward_days()
     for row in data.freshness:
-        row["state"] = staleness(row["days_behind_newest"], carry_days)
+        row["state"] = staleness(row["days_behind_newest"], carry_days, row["is_imported"])
     data.runs = _rows(connection, """
         SELECT source, status, observed_at, trigger, rows_loaded, rows_rejected, duration_s, error, is_synthetic
         FROM raw.ingest_runs ORDER BY observed_at DESC, source LIMIT 200""")
@@ -173,7 +169,28 @@ def _load_runs(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> No
         ORDER BY observed_at DESC, source LIMIT 200""")
 
 
-def _gpu_pages(connection: duckdb.DuckDBPyConnection) -> list[GpuPage]:
+def _training_cheapest(connection: duckdb.DuckDBPyConnection, latest: date | None) -> list[dict]:
+    """Per reference model, the cheapest BF16 and the cheapest FP8 setup on the latest day (None where no GPU with
+    a price has that precision), cheapest BF16 first. Each carries its efficiency basis and synthetic flag."""
+    setups = _rows(connection, """
+        SELECT models.name AS model_name, models.training_precision AS disclosed_precision, cost.model_id,
+               cost.training_precision, cost.gpu_id, cost.cost_usd_on_demand_cheapest, cost.cost_usd_spot_cheapest,
+               cost.gpu_hours, cost.min_gpus, cost.cluster_gpus, cost.wall_clock_days, cost.mfu,
+               cost.efficiency_basis, cost.is_synthetic
+        FROM marts.training_cost_daily AS cost JOIN reference.reference_models AS models USING (model_id)
+        WHERE cost.price_date = ? AND cost.cost_usd_on_demand_cheapest IS NOT NULL
+        QUALIFY row_number() OVER (PARTITION BY cost.model_id, cost.training_precision
+                                   ORDER BY cost.cost_usd_on_demand_cheapest) = 1""", [latest])
+    models: dict[str, dict] = {}
+    for setup in setups:
+        model = models.setdefault(setup["model_id"], {
+            "model_id": setup["model_id"], "model_name": setup["model_name"],
+            "disclosed_precision": setup["disclosed_precision"], "bf16": None, "fp8": None})
+        model[setup["training_precision"]] = setup
+    return sorted(models.values(), key=lambda m: (m["bf16"] or m["fp8"])["cost_usd_on_demand_cheapest"])
+
+
+def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> list[GpuPage]:
     specs = {r["gpu_id"]: r for r in _rows(connection, "SELECT * FROM reference.gpu_specs")}
     names = dict(connection.execute("SELECT gpu_id, name FROM marts.gpus").fetchall())
     # Each GPU page's history in its own query: one query for every GPU is ~90k rows at 3 years of history.
@@ -201,6 +218,9 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection) -> list[GpuPage]:
         FROM intermediate.int_offers__market_daily JOIN latest USING (gpu_id, price_date)
         QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY unit_price_usd, provider, region) <= {OFFERS_PER_GPU}
         ORDER BY gpu_id, unit_price_usd""")
+    imported = connection.execute("""
+        SELECT DISTINCT gpu_id, source FROM marts.gpu_prices_by_source_daily
+        WHERE source IN (SELECT source FROM raw.ingest_runs WHERE trigger = 'import') ORDER BY ALL""").fetchall()
     pages = []
     for gpu_id in gpu_ids:
         pages.append(GpuPage(
@@ -209,5 +229,7 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection) -> list[GpuPage]:
             signals=[r for r in signals if r["gpu_id"] == gpu_id],
             rent_vs_buy=rent_vs_buy.get(gpu_id),
             cheapest_offers=[r for r in offers if r["gpu_id"] == gpu_id],
+            verdicts=[v for v in verdicts if v["gpu_id"] == gpu_id],
+            imported_sources=[source for gpu, source in imported if gpu == gpu_id],
         ))
     return pages

@@ -44,6 +44,7 @@ from scrapers.replay import (  # noqa: E402
 from warehouse import db  # noqa: E402
 from warehouse.build import build as dbt_build  # noqa: E402
 from warehouse.export import export_marts  # noqa: E402
+from warehouse.imports import import_bundled_histories  # noqa: E402
 from warehouse.load import IngestRecord  # noqa: E402
 from warehouse.pipeline import (  # noqa: E402
     fetch_and_land,
@@ -304,5 +305,9 @@ async def replay_offline(
                     source_ids, day.observed_at, "offline", day.data_origins, day.overrides, server.base_url
                 )
             report.records.extend(records)
+    if not sources:
+        # the bundled real price histories observed elsewhere, beside the replayed days (marked imported)
+        with report.stage("import"), db.writer_session():
+            report.imports = import_bundled_histories()
     print(report.summary())
     return _finish(report, build, export, days=[day.observed_at.date() for day in plan])

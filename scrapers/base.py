@@ -52,6 +52,11 @@ class Offer:
     # Set by a parser for a listing that is not a sellable GPU card (a prebuilt PC, a box, a part): the integrity
     # check quarantines the row with this reason instead of loading it.
     reject_reason: str | None = None
+    # The aggregator a rental was seen through (a SkyPilot Shadeform row rented by Crusoe: provider crusoe, via
+    # shadeform); None when the provider lists it itself. The same offer seen both ways is one offer.
+    via: str | None = None
+    # How the offer's GPUs are linked, where the source says so: sxm | pcie_nvlink | nvlink | pcie; None = not said.
+    interconnect: str | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -33,6 +33,21 @@ SKYPILOT_EXPECTATIONS = {
     "lambda": Expectations(frozenset({"h100-sxm5-80gb", "a100-sxm4-40gb", "b200-180gb"}), min_offers=50),
     "vast": Expectations(frozenset({"rtx-4090-24gb", "h100-sxm5-80gb"}), min_offers=20),
     "aws": Expectations(frozenset({"h100-sxm5-80gb", "a10g-24gb", "t4-16gb"}), min_offers=50),
+    # catalogs/v8 clouds (recordings/skypilot/v8): GPUs each real catalog holds, about half its GPU offers
+    "cudo": Expectations(frozenset({"a100-pcie-80gb", "h100-sxm5-80gb", "l40s-48gb"}), min_offers=60),
+    "daytona": Expectations(frozenset({"h200-sxm-141gb", "rtx-5090-32gb"}), min_offers=40),
+    "hyperbolic": Expectations(frozenset({"h100-sxm5-80gb"}), min_offers=1),
+    "hyperstack": Expectations(frozenset({"h100-pcie-80gb", "a100-pcie-80gb", "l40-48gb"}), min_offers=10),
+    "jarvislabs": Expectations(frozenset({"l4-24gb", "h200-sxm-141gb"}), min_offers=6),
+    "lium": Expectations(frozenset({"rtx-5090-32gb"}), min_offers=10),
+    "mithril": Expectations(frozenset({"h100-sxm5-80gb", "h200-sxm-141gb"}), min_offers=4),
+    "nebius": Expectations(frozenset({"h100-sxm5-80gb", "h200-sxm-141gb", "l40s-48gb"}), min_offers=10),
+    "primeintellect": Expectations(frozenset({"h100-sxm5-80gb", "h200-sxm-141gb"}), min_offers=40),
+    "seeweb": Expectations(frozenset({"l40s-48gb", "l4-24gb"}), min_offers=10),
+    "shadeform": Expectations(frozenset({"a100-sxm4-80gb", "l40s-48gb"}), min_offers=50),
+    "spheron": Expectations(frozenset({"h100-pcie-80gb", "l40s-48gb"}), min_offers=60),
+    "verda": Expectations(frozenset({"b200-180gb", "h200-sxm-141gb"}), min_offers=10),
+    "yotta": Expectations(frozenset({"rtx-5090-32gb"}), min_offers=4),
 }
 # Direct provider sources, in README order.
 DIRECT_SOURCES = (

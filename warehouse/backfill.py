@@ -3,9 +3,10 @@
 The catalog repos commit every refresh of `<cloud>/vms.csv`, so `git log -- <path>` is a price time series:
 each commit is loaded as one observation of `skypilot-<cloud>` at its COMMIT time (when the prices were
 published), through the same land -> parse -> check -> load path as the daily run. Layouts understood:
-`catalogs/v7/<cloud>/vms.csv`, `catalogs/v6/...`, `catalogs/v5/...` (skypilot-org/skypilot-catalog) and
-`<cloud>/vms.csv` (anycloud-sh/catalog). Idempotent: the run id is a hash of source, time and body, so a
-commit already loaded is skipped (and not even parsed again).
+`catalogs/v8/<cloud>/vms.csv`, `catalogs/v7/...`, `catalogs/v6/...`, `catalogs/v5/...`
+(skypilot-org/skypilot-catalog) and `<cloud>/vms.csv` (anycloud-sh/catalog). A commit that updated a cloud in
+several schema versions at once is one observation, read from the newest. Idempotent: the run id is a hash of
+source, time and body, so a commit already loaded is skipped (and not even parsed again).
 
 History is checked with relaxed expectations: an old catalog cannot hold a GPU launched after it, so "missing
 expected GPU" does not apply; the row rules (bands, $0, outliers) and the minimum offer count still do.
@@ -30,8 +31,8 @@ from warehouse.landing import land, sha256
 from warehouse.load import IngestRecord
 from warehouse.pipeline import ingest
 
-LAYOUTS = ("catalogs/v7/{cloud}/vms.csv", "catalogs/v6/{cloud}/vms.csv", "catalogs/v5/{cloud}/vms.csv",
-           "{cloud}/vms.csv")
+LAYOUTS = ("catalogs/v8/{cloud}/vms.csv", "catalogs/v7/{cloud}/vms.csv", "catalogs/v6/{cloud}/vms.csv",
+           "catalogs/v5/{cloud}/vms.csv", "{cloud}/vms.csv")  # newest first
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,11 @@ def _git(repo: Path, *args: str) -> bytes:
 
 def catalog_commits(repo: Path, clouds: list[str], since: date | None = None,
                     until: date | None = None) -> list[CatalogCommit]:
-    """Every commit that changed a cloud's vms.csv, oldest first (all layouts, deduplicated per commit+path)."""
+    """Every commit that changed a cloud's vms.csv, oldest first: one per cloud and commit, from the newest layout
+    it changed (upstream refreshes v7 and v8 in the same commit: two observations of one moment would count
+    twice)."""
     commits: list[CatalogCommit] = []
+    seen: set[tuple[str, str]] = set()
     for cloud in clouds:
         for layout in LAYOUTS:
             path = layout.format(cloud=cloud)
@@ -63,6 +67,9 @@ def catalog_commits(repo: Path, clouds: list[str], since: date | None = None,
                 args.append(f"--until={until.isoformat()}T23:59:59Z")
             for line in _git(repo, *args, "--", path).decode().splitlines():
                 sha, committed = line.split(" ", 1)
+                if (cloud, sha) in seen:
+                    continue
+                seen.add((cloud, sha))
                 committed_at = datetime.fromisoformat(committed).astimezone(UTC)
                 commits.append(CatalogCommit(cloud, path, sha, committed_at))
     return sorted(commits, key=lambda c: (c.committed_at, c.cloud, c.path))

@@ -28,9 +28,11 @@ from config.settings import data_home
 from scrapers.http import SPOOL_CHUNK_BYTES, RawDocument, spool_dir
 from warehouse.paths import landing_root
 
-# captured: a real response of that day. stale_capture: a real response from another (or an unknown) date, replayed
-# as if fetched on the replay day. reconstructed: a documented format rebuilt from real prices. synthetic: made up.
-DATA_ORIGINS = ("captured", "stale_capture", "reconstructed", "synthetic")
+# captured: a real response of that day. imported: real observations someone else made, loaded from a file
+# (`gpuprices import prices`). stale_capture: a real response from another (or an unknown) date, replayed as if
+# fetched on the replay day. reconstructed: a documented format rebuilt from real prices. synthetic: made up.
+DATA_ORIGINS = ("captured", "imported", "stale_capture", "reconstructed", "synthetic")
+REAL_DATA_ORIGINS = ("captured", "imported")
 
 
 @dataclass
@@ -38,14 +40,14 @@ class LandedRun:
     source: str
     run_id: str
     observed_at: datetime
-    data_origin: str  # one of DATA_ORIGINS; anything but captured is flagged synthetic
+    data_origin: str  # one of DATA_ORIGINS; anything but a real one (REAL_DATA_ORIGINS) is flagged synthetic
     directory: Path
     documents: list[RawDocument]
     document_files: list[str]
 
     @property
     def is_synthetic(self) -> bool:
-        return self.data_origin != "captured"
+        return self.data_origin not in REAL_DATA_ORIGINS
 
     @functools.cached_property
     def relative_path(self) -> str:

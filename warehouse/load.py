@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import duckdb
+import polars as pl
 
 from config.redact import redact
 from warehouse.integrity import IntegrityResult
@@ -106,14 +107,36 @@ def load_run(
         if previous is not None:
             record.status, record.rows_loaded = f"already_{previous}", 0
             return record
-        _insert_landing_documents(connection, run)
-        if checked is not None:
-            if checked.passed and checked.accepted.height:
-                accepted = checked.accepted.to_arrow()  # noqa: F841 (read by DuckDB by name)
-                connection.execute(f"INSERT INTO {table} BY NAME SELECT * FROM accepted")
-            _insert_quarantine(connection, record, checked, datetime.now(UTC))
-        insert_ingest_record(connection, record)
+        write_run(connection, run, record, checked, table)
     return record
+
+
+def write_run(connection, run: LandedRun, record: IngestRecord, checked: IntegrityResult | None,
+              table: str = "raw.offers") -> None:
+    """load_run's writes, inside the caller's transaction."""
+    _insert_landing_documents(connection, run)
+    if checked is not None:
+        if checked.passed and checked.accepted.height:
+            accepted = checked.accepted.to_arrow()  # noqa: F841 (read by DuckDB by name)
+            connection.execute(f"INSERT INTO {table} BY NAME SELECT * FROM accepted")
+        _insert_quarantine(connection, record, checked, datetime.now(UTC))
+    insert_ingest_record(connection, record)
+
+
+def write_runs(connection, landed: LandedRun, records: list[IngestRecord], checked: IntegrityResult) -> None:
+    """An imported file's day-runs (one landed file, every row accepted), inside the caller's transaction: the file
+    as each run's document, all their offers in one insert, then their ingest_runs rows."""
+    # frames, not executemany: thousands of day-runs in one statement each
+    document = landed.documents[0]
+    documents = pl.DataFrame({  # noqa: F841 (read by DuckDB by name)
+        "run_id": [record.run_id for record in records], "source": landed.source, "document_index": 0,
+        "url": document.url, "http_status": document.status, "fetched_at": document.fetched_at,
+        "sha256": document.sha256(), "bytes": document.size, "path": landed.landing_ref(0)})
+    connection.execute("INSERT INTO raw.landing_documents BY NAME SELECT * FROM documents ON CONFLICT DO NOTHING")
+    accepted = checked.accepted.to_arrow()  # noqa: F841
+    connection.execute("INSERT INTO raw.offers BY NAME SELECT * FROM accepted")
+    runs = pl.DataFrame([record.row() for record in records])  # noqa: F841
+    connection.execute("INSERT INTO raw.ingest_runs BY NAME SELECT * FROM runs")
 
 
 def _insert_quarantine(connection, record: IngestRecord, integrity: IntegrityResult, now: datetime) -> None:

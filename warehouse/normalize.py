@@ -50,6 +50,8 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "url": pl.String,
     "landing_ref": pl.String,
     "is_synthetic": pl.Boolean,
+    "via": pl.String,
+    "interconnect": pl.String,
     "reject_reason": pl.String,  # not stored in raw.offers: the integrity check turns it into a quarantine reason
 }
 OFFER_KEY = ["run_id", "parser_version", "offer_id", "pricing_type", "includes_host_vm"]
@@ -118,6 +120,8 @@ def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> pl.Da
                 "url": offer.url,
                 "landing_ref": run.landing_ref(offer.document_index),
                 "is_synthetic": run.is_synthetic,
+                "via": offer.via,
+                "interconnect": offer.interconnect,
                 "reject_reason": offer.reject_reason,
             }
         )

@@ -47,6 +47,7 @@ class RunReport:
     alert_deliveries: list[dict] = field(default_factory=list)  # each (event, channel): delivered or failed
     alerts_error: str | None = None
     snapshot: str | None = None  # the copy readers use while the next run writes
+    imports: list[dict] = field(default_factory=list)  # price histories imported by the run (offline: the bundled ones)
     stage_seconds: dict[str, float] = field(default_factory=dict)  # collect, build, alerts, export, dashboard...
 
     def stage(self, name: str):
@@ -75,6 +76,7 @@ class RunReport:
                         for key, value in event.items()} for event in self.alerts],
             "alert_deliveries": self.alert_deliveries,
             "alerts_error": redact(self.alerts_error),
+            "imports": self.imports,
             "sources": [
                 {
                     "source": r.source, "status": r.status, "run_id": r.run_id, "rows_loaded": r.rows_loaded,
@@ -110,4 +112,8 @@ class RunReport:
             errors = [r.error for r in records if r.error]
             if errors:
                 lines.append(f"      last error: {' '.join(errors[-1].split())[:300]}")
+        for item in self.imports:
+            outcome = (f"not imported: {item['error']}" if item["error"] else "already imported"
+                       if item["already_loaded"] else f"{item['prices']} prices on {item['days']} days")
+            lines.append(f"  {item['source']:18} import {item['file']}: {outcome} [real, imported]")
         return "\n".join(lines)

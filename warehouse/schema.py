@@ -58,7 +58,9 @@ RAW_TABLES = {
         url                    VARCHAR,
         landing_ref            VARCHAR NOT NULL,          -- the landed raw document this row was parsed from
         is_synthetic           BOOLEAN NOT NULL,
-        price_per_unit         DECIMAL(18, 6)             -- per GPU-hour (rentals) or per card, in `currency`
+        price_per_unit         DECIMAL(18, 6),            -- per GPU-hour (rentals) or per card, in `currency`
+        via                    VARCHAR,                   -- the aggregator it was seen through; NULL = direct
+        interconnect           VARCHAR                    -- sxm | pcie_nvlink | nvlink | pcie where the source says
     """,
     "raw.quotes": """
         load_id       VARCHAR NOT NULL,          -- one loaded file (sha256 of its bytes: the same file loads once)
@@ -157,6 +159,8 @@ def create_raw_schema(connection) -> None:
         connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
     # Columns added after a table was first created: warehouses made before them gain the column (NULL in old rows).
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS price_per_unit DECIMAL(18, 6)")
+    connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS via VARCHAR")
+    connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS interconnect VARCHAR")
     # Columns renamed so one thing has one name from raw to mart (the values are untouched).
     for table, old, new in RENAMED_COLUMNS:
         schema, name = table.split(".")

@@ -1,9 +1,11 @@
-"""`gpuprices status`: last run and freshness per source, quarantined results, unmatched GPU names."""
+"""`gpuprices status`: last run and freshness per source (and, for a SkyPilot catalog that did not read the newest
+published schema, which one it read and why), quarantined results, unmatched GPU names."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from scrapers.cloud.skypilot import catalog_notes
 from warehouse import db
 from warehouse.build import carry_forward_days
 
@@ -22,9 +24,12 @@ DAYS_BEHIND_NEWEST_SQL = """date_diff('day', timezone('UTC', last_loaded_at)::da
     (SELECT max(timezone('UTC', observed_at)::date) FROM raw.ingest_runs))"""
 
 
-def staleness(days_behind: int | None, carry_days: int) -> str:
+def staleness(days_behind: int | None, carry_days: int, imported: bool = False) -> str:
     """A source's state in the daily tables, from how many days its last loaded run is behind the newest run day:
-    fresh, stale but carried forward (int_offers__daily.is_carried_forward), or dropped."""
+    fresh, stale but carried forward (int_offers__daily.is_carried_forward), or dropped. A source whose every run
+    came from `gpuprices import prices` is history, not a feed: it has no freshness."""
+    if imported:
+        return "imported history (gpuprices import prices): no daily feed to be fresh or stale"
     if days_behind is None:
         return "never loaded"
     if days_behind <= 0:
@@ -42,7 +47,8 @@ def status() -> dict:
             f"""
             WITH last_run AS (
                 SELECT source, arg_max(status, observed_at) AS last_status, max(observed_at) AS last_observed_at,
-                       arg_max(error, observed_at) AS last_error, count(*) AS runs
+                       arg_max(error, observed_at) AS last_error, count(*) AS runs,
+                       bool_and(trigger = 'import') AS is_imported
                 FROM raw.ingest_runs GROUP BY source
             ), last_good AS (
                 SELECT source, max(observed_at) AS last_loaded_at,
@@ -55,10 +61,14 @@ def status() -> dict:
             """,
         )
         carry_days = carry_forward_days()
+        notes = catalog_notes()  # which catalog schema each discovering SkyPilot source read, and why
         for row in sources:
             loaded = row["last_loaded_at"]
             row["age_hours"] = round((now - loaded).total_seconds() / 3600, 1) if loaded else None
-            row["state"] = staleness(row["days_behind_newest"], carry_days)
+            row["state"] = staleness(row["days_behind_newest"], carry_days, row["is_imported"])
+            choice = notes.get(row["source"])
+            row["catalog_version"] = choice.version_used if choice else None
+            row["catalog_note"] = choice.note if choice else None
         quarantined = db.fetch_dicts(
             connection,
             """
@@ -105,6 +115,8 @@ def render(report: dict) -> str:
             lines.append(f"      {s['state']}")
         if s["last_status"] != "loaded" and s["last_error"]:
             lines.append(f"      error: {s['last_error'][:200]}")
+        if s.get("catalog_note"):
+            lines.append(f"      catalog: {s['catalog_note'][:300]}")
     lines.append("\nQuarantined results (latest 20)")
     lines += [f"  {q['source']:18} {q['observed_at']:%Y-%m-%d %H:%M}  {q['reason']}" for q in report["quarantined_results"]]
     if not report["quarantined_results"]:

@@ -28,6 +28,8 @@ from analytics.alerts.rules import (
     RuleError,
     load_config,
 )
+from analytics.buy_signal import RULES, SIGNAL
+from analytics.price_history import series as price_series
 from scrapers.gpu_names import resolve_typed
 from warehouse import db
 from warehouse.db import fetch_dicts
@@ -78,7 +80,7 @@ CREATE TABLE IF NOT EXISTS alerts.deliveries (
 SERIES_SQL = """
 with series as (
     select
-        price_date, gpu_id, price_usd, is_good_deal, is_synthetic,
+        price_date, gpu_id, price_usd, is_synthetic,
         price_usd / (1 + change_vs_previous_7d_median) as previous_7d_median_usd,
         min(price_usd) over (order by price_date rows between unbounded preceding and 1 preceding) as previous_low_usd
     from marts.buy_signals
@@ -134,8 +136,8 @@ def _condition(connection, rule: Rule, series: dict, day: date) -> tuple[bool | 
                 return None, None  # no rate for that day: unknown, never a guess
             threshold = Decimal(rule.price) * Decimal(str(rate["usd_per_unit"]))
         return price <= threshold, threshold
-    if rule.condition == "good_deal":
-        return bool(series["is_good_deal"]), None
+    if rule.condition == "good_deal":  # the backtested buy signal (analytics/buy_signal.py) on the day
+        return signal_fires_on(connection, series["gpu_id"], rule.market, day), None
     if rule.condition == "drop":
         median = series["previous_7d_median_usd"]
         if median is None:
@@ -144,6 +146,16 @@ def _condition(connection, rule: Rule, series: dict, day: date) -> tuple[bool | 
         return price <= median * (1 - Decimal(rule.percent) / 100), median
     previous_low = series["previous_low_usd"]  # new_low
     return (previous_low is not None and price < previous_low), previous_low
+
+
+def signal_fires_on(connection, gpu_id: str, market: str, day: date) -> bool | None:
+    """Whether the buy signal fires on `day` for the GPU's series in the market, from the prices up to that day
+    (None: no price observed up to it)."""
+    (found,) = price_series(connection, gpu_id=gpu_id, market=market) or (None,)
+    if found is None or day < found.days[0]:
+        return None
+    known = [price for observed, price in zip(found.days, found.prices, strict=True) if observed <= day]
+    return bool(RULES[SIGNAL](known)[-1])
 
 
 def resolve_rules(connection: duckdb.DuckDBPyConnection, rules: list[Rule]) -> dict[str, str]:

@@ -4,6 +4,9 @@ Run from the project root: `uv run python recordings/build_bundle.py`. Reads onl
 
 - skypilot/<cloud>_<date>.csv are REAL captures: GPU rows (plus GCP's GPU-family VM rows) of `<cloud>/vms.csv`
   in the public repo anycloud-sh/catalog at the commit listed in skypilot/MANIFEST.csv, verbatim.
+- skypilot/v8/<cloud>/vms.csv are REAL captures of skypilot-org/skypilot-catalog (commit per file in
+  skypilot/v8/MANIFEST.csv, dates unknown: served on every day as stale captures), with the catalog README the
+  source reads to find the newest schema version (skypilot/v8/README.md).
 - azure/reconstructed_<date>/page-NNN.json are NOT captures: no real Azure Retail Prices API response with GPU
   items exists in our samples. They are built in the API's documented envelope and item format (see
   scrapers/azure.py) from the real on-demand and spot prices of the SkyPilot Azure catalog of that date
@@ -24,8 +27,13 @@ from dev.recordings.build_providers import (
 )
 from dev.recordings.build_retail import retail_recordings
 from dev.recordings.common import RECORDINGS as HERE
-from dev.recordings.common import recording, route_key
+from dev.recordings.common import REPLAY_START, recording, route_key
 from scrapers.cloud.azure import FIRST_PAGE_URL
+from scrapers.cloud.skypilot import (
+    CATALOG_README_URL,
+    CATALOG_URL,
+    KNOWN_SCHEMA_VERSION,
+)
 
 REPO = "anycloud-sh/catalog"
 PAGE_SIZE = 100
@@ -67,6 +75,25 @@ def _azure_items(catalog: Path) -> list[dict]:
                 }
             )
     return items
+
+
+def skypilot_v8_recordings() -> list[dict]:
+    """The bundled v8 catalogs, served where the live source looks for them (after reading the catalog README):
+    no pinned URL, so the replay runs the schema discovery."""
+    recordings = []
+    for entry in csv.DictReader((HERE / "skypilot" / "v8" / "MANIFEST.csv").open(newline="")):
+        if entry["replayed"] != "yes":
+            continue
+        cloud = entry["cloud"]
+        recordings.append(recording(
+            f"skypilot-{cloud}", "stale_capture",
+            f"{entry['source_repo']}@{entry['commit']} {entry['source_path']}, verbatim; commit date unknown, served "
+            "on every day; found through the catalog README (schema discovery)",
+            {CATALOG_README_URL: "skypilot/v8/skypilot-catalog_README.md",
+             CATALOG_URL.format(version=KNOWN_SCHEMA_VERSION, cloud=cloud): f"skypilot/v8/{cloud}/vms.csv"},
+            REPLAY_START,
+        ))
+    return recordings
 
 
 def main() -> None:
@@ -118,6 +145,7 @@ def main() -> None:
             )
 
     recordings.extend(skypilot_reconstructions(list(csv.DictReader((HERE / "skypilot" / "MANIFEST.csv").open(newline="")))))
+    recordings.extend(skypilot_v8_recordings())
     recordings.extend(fixture_recordings())
     recordings.extend(ecb_recordings())
 

@@ -12,17 +12,23 @@ from analytics.estimate import (
     format_rows,
     model_for,
 )
+from analytics.validate import format_validation, validate
 from flows.cli.common import json_default
 
 
 def cmd_estimate(args) -> int:
     try:
+        if args.validate:
+            result = validate(args.validate)
+            print(json.dumps(result, default=json_default, ensure_ascii=False, indent=2) if args.json
+                  else format_validation(result))
+            return 0
         model = model_for(args.model, args.params, args.active_params, args.tokens, args.layers, args.d_model,
-                          args.kv_values)
+                          args.kv_values, args.sequence_length)
         rows = estimate(EstimateRequest(
             model=model, gpu=args.gpu, mfu=args.mfu, precision=args.precision, recompute=args.recompute,
-            cluster_gpus=args.gpus, inference=args.inference, context_tokens=args.context, batch_size=args.batch,
-            tokens_per_second=args.tokens_per_second,
+            cluster_gpus=args.gpus, inference=args.inference, prompt_tokens=args.prompt_tokens,
+            output_tokens=args.output_tokens, tokens_per_second=args.tokens_per_second,
         ))
     except (EstimateError, FileNotFoundError) as error:
         print(f"gpuprices estimate: {error}", file=sys.stderr)
@@ -44,18 +50,25 @@ def register(commands) -> None:
     est.add_argument("--active-params", help="active parameters per token for a mixture of experts, e.g. 37B")
     est.add_argument("--tokens", help="training tokens, e.g. 2T")
     est.add_argument("--gpu", help="a canonical GPU id or any alias ('H100-80GB', 'A100 80GB'); default: rank all")
-    est.add_argument("--mfu", type=float, help="model FLOPs utilization (default: marts.estimate_assumptions)")
+    est.add_argument("--mfu", type=float,
+                     help="a stated share of the dense peak instead of the efficiency model (efficiency_basis 'stated')")
     est.add_argument("--precision", default="bf16", choices=["bf16", "fp8", "int4"],
-                     help="tensor precision (int4 = weight-only, serving only)")
+                     help="tensor precision, default bf16; fp8 uses the FP8 peak at the FP8 efficiency "
+                          "(int4 = weight-only, serving only)")
     est.add_argument("--recompute", action="store_true", help="full activation recomputation (8*N*D)")
     est.add_argument("--gpus", type=int, help="cluster size for wall-clock days (default: the assumption, or min GPUs)")
     est.add_argument("--layers", type=int, help="layers, for activation memory / KV cache (with --params)")
-    est.add_argument("--d-model", type=int, help="hidden size, for activation memory (with --params)")
+    est.add_argument("--d-model", type=int, help="hidden size, for activation memory and attention (with --params)")
+    est.add_argument("--sequence-length", type=int,
+                     help="training tokens per sequence, for the attention FLOPs (default: the model's, or the assumption)")
     est.add_argument("--kv-values", type=int, help="KV cache values per token per layer (with --params --inference)")
     est.add_argument("--inference", action="store_true", help="the serving view: GPUs, tokens/s, $ per M tokens")
-    est.add_argument("--context", type=int, help="serving: tokens per sequence (default: the assumption)")
-    est.add_argument("--batch", type=int, help="serving: concurrent sequences (default: the assumption)")
+    est.add_argument("--prompt-tokens", type=int, help="serving: prompt tokens per request (default: the assumption)")
+    est.add_argument("--output-tokens", type=int, help="serving: output tokens per request (default: the assumption)")
     est.add_argument("--tokens-per-second", type=float,
                      help="serving: a stated output throughput of the whole deployment (default: roofline estimate)")
+    est.add_argument("--validate", metavar="FILE.csv",
+                     help="estimated vs reported GPU-hours of published runs (analytics/calibration/"
+                          "training_runs_calibration.csv), the efficiency model beside the naive 40%% rule")
     est.add_argument("--json", action="store_true", help="an object (a list when ranked), full precision")
     est.set_defaults(func=cmd_estimate)

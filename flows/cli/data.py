@@ -16,6 +16,7 @@ from flows.cli.common import json_default, one_line, print_json_line
 from warehouse import db
 from warehouse.build import build as dbt_build
 from warehouse.docs import schema_markdown, sources_markdown
+from warehouse.imports import FORMATS, MARKETS, ImportFileError, import_prices
 from warehouse.quotes import QuoteFileError, load_quotes
 from warehouse.status import render, status
 
@@ -84,6 +85,22 @@ def cmd_quotes(args) -> int:
     return 0
 
 
+def cmd_import_prices(args) -> int:
+    try:
+        result = import_prices(Path(args.file), args.source, args.format, args.market, args.currency)
+    except (ImportFileError, FileNotFoundError, IsADirectoryError) as error:
+        print(f"gpuprices import prices: {args.file}: {error}", file=sys.stderr)
+        return 2
+    if result.already_loaded:
+        print(f"{args.file}: already imported as {result.source} ({result.file_run_id}); nothing changed")
+        return 0
+    print(f"{args.file}: {result.prices} prices imported as {result.source}: {result.offers_loaded} daily prices on "
+          f"{result.days} days, {result.first_day} to {result.last_day} (real observations, marked imported)")
+    if not args.no_build:
+        dbt_build()
+    return 0
+
+
 def cmd_dashboard(args) -> int:
     if args.action == "build":
         pages = build_site()
@@ -114,6 +131,19 @@ def register(commands) -> None:
     quotes.add_argument("file", help="CSV with columns date,gpu,low,high,currency,source_note")
     quotes.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
     quotes.set_defaults(func=cmd_quotes)
+
+    imports = commands.add_parser("import", help="load price history observed elsewhere (CSV or a Keepa export)")
+    kinds = imports.add_subparsers(dest="kind", required=True)
+    prices = kinds.add_parser("prices", help="CSV: observed_at,gpu,market,price,currency[,provider,region,url,title,"
+                                             "condition,per,gpu_count]; or --format keepa")
+    prices.add_argument("file")
+    prices.add_argument("--source", required=True, help="a name for where the prices come from, e.g. keepa-amazon")
+    prices.add_argument("--format", choices=FORMATS, default="csv")
+    prices.add_argument("--market", choices=list(MARKETS), default="retail_new",
+                        help="keepa: the market of the prices (default retail_new)")
+    prices.add_argument("--currency", default="USD", help="keepa: the currency of the prices (default USD)")
+    prices.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
+    prices.set_defaults(func=cmd_import_prices)
 
     dash = commands.add_parser("dashboard", help="build the static dashboard site (<home>/site) or serve it locally")
     dash.add_argument("action", choices=["build", "serve"])

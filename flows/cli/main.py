@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from flows.cli import alerts, analysis, data, pipeline, tools
+from flows.cli import alerts, analysis, data, pipeline, signals, tools
 from flows.cli.common import UsageError, one_line
 
-GROUPS = (pipeline, data, analysis, alerts, tools)
+GROUPS = (pipeline, data, analysis, signals, alerts, tools)
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -8,6 +8,20 @@ select
     gpu_id,
     name,
     vendor,
+    architecture,
+    -- The family whose measured training efficiency applies (formulas.architecture_efficiency): the datacenter
+    -- parts with HBM that published runs or benchmarks measured; every other GPU is 'unmeasured'.
+    case
+        when memory_type not ilike 'HBM%' then 'unmeasured'
+        when architecture = 'Ampere' then 'ampere'
+        when architecture = 'Hopper' then 'hopper'
+        when architecture = 'Blackwell' then 'blackwell'
+        when architecture = 'CDNA 3' then 'cdna3'
+        when architecture = 'Gaudi 2' then 'gaudi2'
+        when architecture = 'TPU v4' then 'tpu_v4'
+        when architecture = 'Volta' then 'volta'
+        else 'unmeasured'
+    end as efficiency_family,
     cast(memory_gb as double) as memory_gib,
     cast(memory_bandwidth_gbps as double) as memory_bandwidth_gbps,
     cast(fp32_tflops as double) as fp32_tflops,

@@ -1,7 +1,8 @@
 {{ config(
     schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
 ) }}
--- The day's snapshot of each source: the offers of its last loaded run of that UTC day. A source with no loaded run
+-- The day's snapshot of each source: the offers of its last loaded run of that UTC day (of each imported file's, for
+-- `gpuprices import prices`: stg_raw__ingest_runs.snapshot_stream). A source with no loaded run
 -- on a day (blocked, failed, quarantined) keeps its last good snapshot for up to `carry_forward_days` days
 -- (is_carried_forward, with the snapshot's real observed_at), so a bad day of one source never reads as a price move;
 -- past the limit it is dropped. Incremental by day: a build rewrites the days that gained runs, re-parses or exchange
@@ -15,11 +16,11 @@ with days as (
 ),
 
 last_run_of_day as (
-    select source, price_date, run_id
+    select snapshot_stream, price_date, run_id
     from {{ ref('stg_raw__ingest_runs') }}
     where status = 'loaded'
       and {{ rebuilt_days_filter('price_date', lookback_days=carry_days) }}
-    qualify row_number() over (partition by source, price_date order by observed_at desc, run_id desc) = 1
+    qualify row_number() over (partition by snapshot_stream, price_date order by observed_at desc, run_id desc) = 1
 ),
 
 -- each day's snapshot of each source: its own run of the day, else its newest loaded day within the limit
@@ -32,7 +33,7 @@ snapshot_of_day as (
     inner join last_run_of_day
         on last_run_of_day.price_date between days.price_date - {{ carry_days }} and days.price_date
     qualify row_number() over (
-        partition by days.price_date, last_run_of_day.source order by last_run_of_day.price_date desc
+        partition by days.price_date, last_run_of_day.snapshot_stream order by last_run_of_day.price_date desc
     ) = 1
 ),
 
@@ -47,3 +48,10 @@ select
     snapshot_of_day.is_carried_forward
 from offers
 inner join snapshot_of_day using (run_id)
+-- two imported files of one source may both price an offer on a day (an export and a later, longer one): the
+-- newest observation stands (a scraper's snapshot holds each offer once already)
+qualify row_number() over (
+    partition by snapshot_of_day.price_date, offers.source, offers.offer_id, offers.pricing_type,
+        offers.includes_host_vm
+    order by snapshot_of_day.is_carried_forward, offers.observed_at desc, offers.run_id desc
+) = 1

@@ -7,20 +7,56 @@
 {% macro create_formulas() %}
 create schema if not exists formulas;
 
--- Training compute (memory_rules.md section 4): 6*N*D, or 8*N*D hardware FLOPs with full activation
--- recomputation (one extra forward pass). N = active parameters for a mixture of experts.
-create or replace macro formulas.training_flops(active_params, tokens, recompute) as
-    (case when recompute then 8::double else 6::double end) * active_params * tokens;
+-- Attention score and value FLOPs of one training token (PaLM, Chowdhery et al. 2022, appendix B: 12*L*d*T,
+-- forward and backward); 0 when the shape is unknown. `context_tokens` is the training sequence length.
+create or replace macro formulas.attention_flops_per_token(layers, d_model, context_tokens) as
+    coalesce(12::double * layers * d_model * context_tokens, 0);
 
--- GPU-hours = FLOPs / (dense peak x MFU). Peak in TFLOPS, dense (never the 2:4-sparse headline).
-create or replace macro formulas.gpu_hours(flops, dense_peak_tflops, mfu) as
-    flops / (dense_peak_tflops * 1e12 * mfu * 3600.0);
+-- Training compute (memory_rules.md section 4): 6*N*D plus the attention term per token, or 8/6 of that hardware
+-- FLOPs with full activation recomputation (one extra forward pass). N = active parameters for a mixture of experts.
+create or replace macro formulas.training_flops(active_params, tokens, recompute, attention_flops_per_token) as
+    (case when recompute then 8 / 6::double else 1::double end)
+    * (6::double * active_params + coalesce(attention_flops_per_token, 0)) * tokens;
 
--- MFU default: measured large-run MFU on NVLink/ICI-class interconnects; lower once a model spans several GPUs
--- that only talk over PCIe or Ethernet.
-create or replace macro formulas.default_mfu(has_fast_interconnect, gpu_count) as
-    cast(case when gpu_count > 1 and not has_fast_interconnect
-        then {{ var('mfu_multi_gpu_without_fast_interconnect') }} else {{ var('mfu') }} end as double);
+-- GPU-hours = FLOPs / (dense peak x efficiency). Peak in TFLOPS, dense (never the 2:4-sparse headline).
+create or replace macro formulas.gpu_hours(flops, dense_peak_tflops, efficiency) as
+    flops / (dense_peak_tflops * 1e12 * efficiency * 3600.0);
+
+-- The share of the dense BF16 peak a whole run of a large dense model keeps on a GPU family (int_gpu_specs
+-- efficiency_family): measured families from published runs and throughput; the rest a conservative default.
+create or replace macro formulas.architecture_efficiency(efficiency_family) as
+    cast(case efficiency_family
+        when 'ampere' then {{ var('efficiency_ampere') }}
+        when 'hopper' then {{ var('efficiency_hopper') }}
+        when 'blackwell' then {{ var('efficiency_blackwell') }}
+        when 'cdna3' then {{ var('efficiency_cdna3') }}
+        when 'gaudi2' then {{ var('efficiency_gaudi2') }}
+        when 'tpu_v4' then {{ var('efficiency_tpu_v4') }}
+        when 'volta' then {{ var('efficiency_volta') }}
+        else {{ var('efficiency_unmeasured') }} end as double);
+
+create or replace macro formulas.efficiency_basis(efficiency_family) as
+    case when efficiency_family = 'unmeasured' then 'unmeasured' else 'measured' end;
+
+-- Model width for the size factor: the hidden size, or the one a dense transformer of this many parameters has
+-- (N = 12*L*d^2 with d/L = 128, the ratio of GPT-3 and Llama).
+create or replace macro formulas.model_width(d_model, active_params) as
+    coalesce(d_model, power(128 * active_params / 12::double, 1 / 3::double));
+
+-- Training efficiency, the share of the dense peak at `training_precision` a whole run keeps: the family's share,
+-- x the FP8 factor (FP8 runs keep a smaller share of the doubled FP8 peak), x d/(d + c*FLOP per byte) (a narrow
+-- model spends more of its time in memory-bound non-matmul work, more so on a GPU with more FLOPs per byte), x the
+-- MoE factor, x the factor for a job spanning GPUs without a scale-up fabric.
+create or replace macro formulas.training_efficiency(
+        efficiency_family, training_precision, width, bf16_dense_tflops, memory_bandwidth_gbps, is_moe,
+        has_fast_interconnect, gpu_count) as
+    formulas.architecture_efficiency(efficiency_family)
+    * case when training_precision = 'fp8' then {{ var('efficiency_fp8_vs_bf16') }} else 1 end
+    * coalesce(width / (width + {{ var('efficiency_width_per_flop_per_byte') }}
+                        * bf16_dense_tflops * 1e12 / (memory_bandwidth_gbps * 1e9)), 1)
+    * case when is_moe then {{ var('efficiency_moe') }} else 1 end
+    * case when gpu_count > 1 and not has_fast_interconnect then {{ var('efficiency_without_fast_interconnect') }}
+           else 1 end;
 
 -- Model states: weights + gradients + optimizer, bytes per parameter (16 = bf16 weights and grads + fp32
 -- master copy and Adam moments; memory_rules.md section 1). Total parameters, experts included.
@@ -69,20 +105,80 @@ create or replace macro formulas.break_even_months(purchase_usd, rent_usd_per_gp
 create or replace macro formulas.weight_bytes(total_params, bytes_per_param) as
     total_params * bytes_per_param;
 
-create or replace macro formulas.kv_cache_bytes(kv_values_per_token_per_layer, layers, context_tokens, batch) as
-    kv_values_per_token_per_layer::double * layers * context_tokens * batch * {{ var('kv_cache_bytes_per_value') }};
+create or replace macro formulas.kv_cache_bytes_per_token(kv_values_per_token_per_layer, layers) as
+    kv_values_per_token_per_layer::double * layers * {{ var('kv_cache_bytes_per_value') }};
 
-create or replace macro formulas.inference_gpus(weight_bytes, kv_cache_bytes, memory_gib) as
-    greatest(1, ceil(({{ var('inference_memory_overhead') }} * weight_bytes + kv_cache_bytes)
+-- The smallest GPU count whose memory holds the weights and one sequence's KV cache.
+create or replace macro formulas.inference_gpus(weight_bytes, kv_cache_bytes_per_sequence, memory_gib) as
+    greatest(1, ceil(({{ var('inference_memory_overhead') }} * weight_bytes + kv_cache_bytes_per_sequence)
                      / (memory_gib * power(2, 30))))::bigint;
 
--- Decode throughput of `batch` sequences on `gpus` GPUs: each step reads every weight and the batch's KV cache
--- (memory-bound) unless 2*N_active FLOPs per token take longer (compute-bound).
-create or replace macro formulas.decode_tokens_per_second(
-        weight_bytes, kv_cache_bytes, active_params, batch, gpus, bandwidth_gbps, dense_peak_tflops) as
-    batch / greatest(
-        (weight_bytes + kv_cache_bytes) / (gpus * bandwidth_gbps * 1e9 * {{ var('inference_bandwidth_utilization') }}),
-        2::double * active_params * batch / (gpus * dense_peak_tflops * 1e12 * {{ var('mfu') }}));
+-- Expected distinct experts that `tokens` tokens route to in one layer, each picking k of E experts:
+-- E * (1 - (1 - k/E)^tokens). NULL for a dense model.
+create or replace macro formulas.expected_distinct_experts(num_experts, experts_per_token, tokens) as
+    num_experts * (1 - power(1 - experts_per_token / num_experts::double, tokens));
+
+-- Weight bytes one decode step of `batch` sequences reads: every weight of a dense model; for a mixture of experts
+-- the shared part (attention, dense layers, shared experts) plus the experts the batch routes to. One expert's
+-- parameters (P_e) and the shared part follow from total = shared + E*P_e and active = shared + k*P_e.
+create or replace macro formulas.weight_bytes_read_per_step(
+        total_params, active_params, num_experts, experts_per_token, batch, bytes_per_param) as
+    bytes_per_param * case when num_experts is null or num_experts <= experts_per_token then total_params
+        else active_params - experts_per_token * (total_params - active_params) / (num_experts - experts_per_token)
+             + formulas.expected_distinct_experts(num_experts, experts_per_token, batch)
+               * (total_params - active_params) / (num_experts - experts_per_token) end;
+
+-- FLOPs of one token's forward pass at `context_tokens` of context: 2*N_active plus attention (4*L*d*context).
+create or replace macro formulas.forward_flops_per_token(active_params, layers, d_model, context_tokens) as
+    2::double * active_params + formulas.attention_flops_per_token(layers, d_model, context_tokens) / 3;
+
+-- Seconds per prompt token of prefill on `gpus` GPUs (compute-bound; causal attention over half the prompt).
+create or replace macro formulas.prefill_seconds_per_token(
+        active_params, layers, d_model, prompt_tokens, gpus, dense_peak_tflops) as
+    formulas.forward_flops_per_token(active_params, layers, d_model, prompt_tokens / 2)
+    / (gpus * dense_peak_tflops * 1e12 * {{ var('inference_compute_utilization') }});
+
+-- One decode step of `batch` sequences: reading the weights the step needs and the KV cache at the mean context
+-- (bandwidth), or the step's FLOPs (compute), whichever takes longer.
+create or replace macro formulas.decode_step_bandwidth_seconds(weight_bytes_read, kv_cache_bytes_read, gpus, bandwidth_gbps) as
+    (weight_bytes_read + kv_cache_bytes_read)
+    / (gpus * bandwidth_gbps * 1e9 * {{ var('inference_bandwidth_utilization') }});
+
+create or replace macro formulas.decode_step_compute_seconds(batch, forward_flops_per_token, gpus, dense_peak_tflops) as
+    batch * forward_flops_per_token / (gpus * dense_peak_tflops * 1e12 * {{ var('inference_compute_utilization') }});
+
+-- The largest batch a serving engine would run: whose KV cache (at prompt + output tokens per sequence) fits beside
+-- the weights, at most inference_max_batch, and whose decode step stays within inference_max_ms_per_output_token
+-- (solved with every weight read, an upper bound for a mixture of experts). At least 1.
+create or replace macro formulas.memory_batch(weight_bytes, kv_cache_bytes_per_sequence, gpus, memory_gib) as
+    floor((gpus * memory_gib * power(2, 30) - {{ var('inference_memory_overhead') }} * weight_bytes)
+          / kv_cache_bytes_per_sequence)::bigint;
+
+create or replace macro formulas.latency_batch(
+        weight_bytes, kv_cache_bytes_per_sequence_read, forward_flops_per_token, gpus, bandwidth_gbps,
+        dense_peak_tflops) as
+    floor(least(
+        ({{ var('inference_max_ms_per_output_token') }} / 1000.0 * gpus * bandwidth_gbps * 1e9
+            * {{ var('inference_bandwidth_utilization') }} - weight_bytes) / kv_cache_bytes_per_sequence_read,
+        {{ var('inference_max_ms_per_output_token') }} / 1000.0 * gpus * dense_peak_tflops * 1e12
+            * {{ var('inference_compute_utilization') }} / forward_flops_per_token))::bigint;
+
+create or replace macro formulas.serving_batch(memory_batch, latency_batch) as
+    greatest(1, least(memory_batch, latency_batch, {{ var('inference_max_batch') }}))::bigint;
+
+-- What stops the batch growing: 'memory' (the KV cache fills the GPUs), 'latency' (a bigger step would exceed the
+-- per-token latency limit) or 'batch cap'.
+create or replace macro formulas.batch_limited_by(memory_batch, latency_batch) as
+    case when memory_batch <= least(latency_batch, {{ var('inference_max_batch') }}) then 'memory'
+         when latency_batch <= {{ var('inference_max_batch') }} then 'latency'
+         else 'batch cap' end;
+
+-- What sets the serving throughput: 'memory' when the KV cache capacity limits the batch (more memory, more
+-- tokens per second), else the decode step's binding resource, 'compute' or 'bandwidth'.
+create or replace macro formulas.throughput_bound(batch_limited_by, compute_seconds, bandwidth_seconds) as
+    case when batch_limited_by = 'memory' then 'memory'
+         when compute_seconds >= bandwidth_seconds then 'compute'
+         else 'bandwidth' end;
 
 create or replace macro formulas.usd_per_million_tokens(usd_per_gpu_hour, gpus, tokens_per_second) as
     usd_per_gpu_hour * gpus / (tokens_per_second * 3600.0) * 1e6;

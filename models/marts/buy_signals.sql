@@ -3,19 +3,24 @@
 ) }}
 -- Is today a good day to buy or rent? Per day x GPU x channel x pricing type, the day's cheapest price against
 -- its own history: trailing 30/90/365-day min and median, percentile among every day seen so far, the lowest price
--- ever and when, a good-deal flag, drops, and the trend of log price with the prices it points to. Incremental:
--- a build rewrites every day from the first rebuilt one on (a day's figures depend on the days before it).
+-- ever and when, a near-the-lowest flag, drops, and the trend with the prices it points to. The trend is fitted to
+-- the matched-offer price index (gpu_price_index_daily), not to the cheapest price, so a source appearing or
+-- failing bends no trend. The buy verdict itself is analytics/buy_signal.py (backtested; `gpuprices backtest`).
+-- Incremental: a build rewrites every day from the first rebuilt one on (a day's figures depend on the days before).
 with prices as (
     select
-        price_date,
-        gpu_id,
-        channel,
-        pricing_type,
-        price_per,
-        min_price_usd as price_usd,
-        date_diff('day', date '1970-01-01', price_date) as day_number,
-        is_synthetic
-    from {{ ref('gpu_prices_daily') }}
+        daily.price_date,
+        daily.gpu_id,
+        daily.channel,
+        daily.pricing_type,
+        daily.price_per,
+        daily.min_price_usd as price_usd,
+        price_index.price_index,
+        date_diff('day', date '1970-01-01', daily.price_date) as day_number,
+        daily.is_synthetic
+    from {{ ref('gpu_prices_daily') }} as daily
+    left join {{ ref('gpu_price_index_daily') }} as price_index
+        using (price_date, gpu_id, channel, pricing_type, price_per)
 ),
 
 windowed as (
@@ -33,11 +38,10 @@ windowed as (
         arg_min(price_date, price_usd) over ever as lowest_ever_date,
         min(price_date) over ever as first_seen_date,
         count(*) over ever as days_observed,
-        count(*) over trailing_90d as trend_points,
+        count(price_index) over trailing_90d as trend_points,
         day_number - min(day_number) over trailing_90d as trend_span_days,
-        regr_slope(ln(price_usd), day_number) over trailing_90d as log_price_slope_per_day,
-        regr_intercept(ln(price_usd), day_number) over trailing_90d as log_price_intercept,
-        regr_slope(ln(price_usd), day_number) over trailing_365d as log_price_slope_per_day_365d
+        regr_slope(ln(price_index), day_number) over trailing_90d as log_price_slope_per_day,
+        regr_slope(ln(price_index), day_number) over trailing_365d as log_price_slope_per_day_365d
     from prices
     -- each window spelled out in full: DuckDB does not carry a partition through a named base window
     window
@@ -84,23 +88,22 @@ select
     windowed.first_seen_date,
     windowed.days_observed,
     date_diff('day', windowed.first_seen_date, windowed.price_date) as days_tracked,
-    -- within 5% of the lowest price ever seen, once the series has at least 5 weeks of history
+    -- within 5% of the lowest price ever seen, once the series has at least 5 weeks of history: a description of
+    -- today, not advice (backtested, waiting for it captures about a fifth of what foresight saves)
     windowed.price_usd <= windowed.lowest_ever_usd * 1.05
-        and date_diff('day', windowed.first_seen_date, windowed.price_date) >= 35 as is_good_deal,
+        and date_diff('day', windowed.first_seen_date, windowed.price_date) >= 35 as is_near_lowest_ever,
     windowed.price_usd / windowed.previous_price_usd - 1 as change_vs_previous_day,
     windowed.price_usd / windowed.previous_7d_median_usd - 1 as change_vs_previous_7d_median,
     coalesce(windowed.price_usd <= windowed.previous_7d_median_usd * 0.90, false) as is_drop_10pct,
     windowed.trend_points,
     windowed.log_price_slope_per_day,
-    -- a line through fewer than 5 days, or under two weeks, extrapolates noise (two days apart it can point
-    -- anywhere); try_cast leaves an out-of-range extrapolation NULL instead of failing the build
+    -- today's price moved along the index trend. A line through fewer than 5 days, or under two weeks, extrapolates
+    -- noise; try_cast leaves an out-of-range extrapolation NULL instead of failing the build
     case when windowed.trend_points >= 5 and windowed.trend_span_days >= 14
-        then try_cast(exp(windowed.log_price_intercept + windowed.log_price_slope_per_day * (windowed.day_number + 30))
-                      as decimal(18, 6))
+        then try_cast(windowed.price_usd * exp(windowed.log_price_slope_per_day * 30) as decimal(18, 6))
     end as expected_price_in_30d_usd,
     case when windowed.trend_points >= 5 and windowed.trend_span_days >= 14
-        then try_cast(exp(windowed.log_price_intercept + windowed.log_price_slope_per_day * (windowed.day_number + 90))
-                      as decimal(18, 6))
+        then try_cast(windowed.price_usd * exp(windowed.log_price_slope_per_day * 90) as decimal(18, 6))
     end as expected_price_in_90d_usd,
     -- dollars per TFLOPS of one GPU move with its price (its TFLOPS are fixed), so they halve when the price does;
     -- a slope over less than 90 days says nothing about years

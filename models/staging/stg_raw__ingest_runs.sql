@@ -21,5 +21,8 @@ select
     error,
     landing_path,
     is_synthetic,
-    trigger
+    trigger,
+    -- what one day's snapshot stands for: a scraper's run is the whole source that day; an imported file's day-run
+    -- (trigger import) only that file's prices, so two files imported under one source name never hide each other
+    case when trigger = 'import' then source || ' ' || landing_path else source end as snapshot_stream
 from source

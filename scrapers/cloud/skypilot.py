@@ -1,8 +1,19 @@
-"""SkyPilot catalogs: one `vms.csv` per cloud, one source id per cloud (`skypilot-azure`, `skypilot-gcp`...).
+"""SkyPilot catalogs: one `vms.csv` per cloud, one source id per cloud (`skypilot-azure`, `skypilot-shadeform`...).
 
-Format facts (the real catalogs in recordings/skypilot/, origins in its README.md); every one of them is handled here:
-- column order differs per cloud: rows are read by header name;
-- `Price`/`SpotPrice` are USD per hour for the whole row (all `AcceleratorCount` GPUs);
+Which catalog: the upstream repo (skypilot-org/skypilot-catalog) keeps one folder per catalog schema version
+(`catalogs/v7`, `catalogs/v8`...) and its README names the newest one ("**Latest catalog schema version**: v8") and
+the versions it still refreshes ("**The versions that are still being updated periodically**: v7, v8"). A run
+reads the README, then the newest version that carries this cloud with a header we can read; if that fails (the
+README changed, the newest schema lost a column we need, a cloud left the newest version) it reads the last
+version that worked, remembered per cloud in the data home (catalog_state_dir), and `gpuprices status` says so.
+A pinned `catalog_url` (the offline replay of dated commits, the history backfill) skips all this.
+
+Format facts (the real catalogs in recordings/skypilot/ and recordings/skypilot/v8/, origins in their READMEs);
+every one of them is handled here:
+- column order differs per cloud and schema: rows are read by header name; extra columns (v8: UpstreamCloudId,
+  StorageGiB, Provider, OperatingSystem, Arch...) are ignored unless named below;
+- `Price`/`SpotPrice` are USD per hour for the whole row (all `AcceleratorCount` GPUs); rows without an
+  AcceleratorName (or with AcceleratorCount 0) are CPU machines and skipped;
 - azure: `Generation` is written unquoted (`V1,V2`), so most rows have one field more than the header: the named
   columns are taken and the tail is joined back into Generation. AcceleratorCount can be a fraction (0.167);
 - gcp: GPU rows have an EMPTY InstanceType: that is the price of attaching `AcceleratorCount` GPUs, GPU only.
@@ -11,7 +22,23 @@ Format facts (the real catalogs in recordings/skypilot/, origins in its README.m
 - lambda: the model and variant are in the instance name (gpu_8x_h100_sxm5), not in AcceleratorName;
 - vast: rows are SkyPilot's medians per shape, not raw offers; `SpotPrice` 0.00 means unknown, not free.
   GpuInfo's SizeInMiB is the memory of all the row's GPUs together.
-  The vast GPU name in the instance type keeps the variant that AcceleratorName drops (H100_NVL vs H100_SXM).
+  The vast GPU name in the instance type keeps the variant that AcceleratorName drops (H100_NVL vs H100_SXM);
+- aggregators: a shadeform row's instance name starts with the cloud that rents it (`crusoe_A100-80G-sxm4x8`), a
+  primeintellect row's with `<cloud>__` (`lambdalabs__8xH100_80GB__208__1800`), a spheron row names it in its
+  `Provider` column (`sesterce`, `data-crunch`, `spheron-ai` = Spheron itself). That cloud is the offer's provider;
+  the aggregator is kept as `via`;
+- GpuInfo memory: per GPU in MiB in most catalogs, but the whole row's in vast and primeintellect, and in GB (in a
+  field named SizeInMiB) in shadeform; 0 in some seeweb rows (unknown). GpuInfo is a Python dict literal in most
+  catalogs and JSON (double quotes, `null`) in verda, primeintellect, spheron, hyperstack;
+- other clouds: the GPU name is AcceleratorName completed with what the row itself states and the name lacks:
+  the form factor from the instance or accelerator name (sxm4, pcie, nvl) and the per-GPU memory from GpuInfo
+  ("H100-SXM" + 81920 MiB -> "H100-SXM 80GB"). Nothing else is guessed: "H100" with 80 GB and no form factor
+  stays unmatched (SXM and PCIe parts differ);
+- interconnect: kept only where a name says it (sxm, pcie, nvlink bridges; see _interconnect); no catalog has a
+  column for it, none says InfiniBand;
+- yotta: the file has no newline after its last row, so a cut body cannot be told from a whole one by its end;
+  every other catalog must end with a newline (a truncated download fails loudly);
+- line endings: most v8 catalogs are CRLF (Python's csv module default), cudo/hyperstack/yotta LF: both read.
 """
 
 from __future__ import annotations
@@ -19,18 +46,36 @@ from __future__ import annotations
 import ast
 import csv
 import io
+import json
+import os
 import re
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from pathlib import Path
 
+from config.settings import data_home
 from scrapers.base import Expectations, Offer, Source
 from scrapers.cloud.azure_vm_sizes import vm_sizes
-from scrapers.errors import ParseError
-from scrapers.gpu_names import memory_class_gb, resolve_gpu_id
+from scrapers.errors import FetchError, ParseError
+from scrapers.gpu_names import (
+    UNSTATED_SUFFIX,
+    memory_class_gb,
+    name_key,
+    resolve_gpu_id,
+)
 from scrapers.http import HttpClient, RawDocument
 
-UPSTREAM_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v7/{cloud}/vms.csv"
+CATALOG_REPO_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master"
+CATALOG_README_URL = f"{CATALOG_REPO_URL}/README.md"
+CATALOG_URL = CATALOG_REPO_URL + "/catalogs/{version}/{cloud}/vms.csv"
+# The newest schema this parser was checked against (recordings/skypilot/v8): what a cloud falls back to when the
+# README cannot be read and no run has worked yet.
+KNOWN_SCHEMA_VERSION = "v8"
 REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "SpotPrice", "Region")
+_LATEST_LINE = re.compile(r"\*\*Latest catalog schema version\*\*:\s*(v\d+)")
+_UPDATED_LINE = re.compile(r"\*\*The versions that are still being updated periodically\*\*:\s*([v\d, ]+)")
 
 # GCP machine families that carry GPUs -> AcceleratorName of the matching GPU row; the count is the "<N>g" suffix.
 _GCP_FAMILIES = {
@@ -47,33 +92,172 @@ _GCP_FAMILIES = {
 _G2_L4_COUNT = {4: 1, 8: 1, 12: 1, 16: 1, 32: 1, 24: 2, 48: 4, 96: 8}
 _GCP_GPU_COUNT = re.compile(r"-(\d+)g$")
 _LAMBDA_NAME = re.compile(r"^gpu_(\d+)x_(.+)$")
-SAMPLE_STATUS = {
-    cloud: "real dated catalogs bundled (anycloud-sh/catalog, 2026-04/05): parser tests + offline replay"
-    for cloud in ("azure", "gcp", "lambda", "vast")
-}
 _VAST_NAME = re.compile(r"^(\d+)x-(.+)-(\d+)-(\d+)$")
+
+_ANYCLOUD = "real dated catalogs bundled (anycloud-sh/catalog, 2026-04/05): parser tests + offline replay"
+# What the bundled v8 catalogs are: recordings/skypilot/v8/README.md (commit per file).
+V8_COMMITS = {
+    "cudo": "e280db6c2d70d4828c039527b027ea3a14a88073",
+    "daytona": "0eb5da57210acb5149367bd2b2f23237591aa2f5",
+    "hyperbolic": "0082b0435f3912ae4c566856b272455cc78f4f61",
+    "hyperstack": "fdc9d908ab0b2af9f468f139fb3f662c8c6b3257",
+    "jarvislabs": "57d65781a544958d7d07014f062f7d1cad8415a7",
+    "lium": "04a03aee12247fb62be7a2ee9d460bbf6dff30b1",
+    "mithril": "1f9eb0c264f9a6d78833766f4b18353ac7dfdde9",
+    "nebius": "0082b0435f3912ae4c566856b272455cc78f4f61",
+    "primeintellect": "d9a304ea01e96cd4a043159c60d9326d8de4cf0f",
+    "seeweb": "004a1aef76542bb40d12fcedaaf091551ddf5fb4",
+    "shadeform": "002363dac75913b446b2d3d564ae795678849dfd",
+    "spheron": "38989832381639474084a75fd97e82a4290070ea",
+    "vast": "01b8cdda287814b30ff0acb49746cca19fbd4355",
+    "verda": "000c1d0bf24621f4ac37cfa585f0897c1aa1d9cf",
+    "yotta": "1f6904890c9bb9408f1d11e2865c3c1ee4d409c0",
+}
+SAMPLE_STATUS = {
+    **{cloud: (f"real capture, skypilot-catalog commit {commit[:10]} (catalogs/v8, commit date unknown: replayed as "
+               "a stale capture): parser tests + offline replay") for cloud, commit in V8_COMMITS.items()},
+    **{cloud: _ANYCLOUD for cloud in ("azure", "gcp", "lambda")},
+    "vast": f"{_ANYCLOUD}; v8 real capture (skypilot-catalog {V8_COMMITS['vast'][:10]}) in the parser tests",
+}
+
+# Aggregator catalogs: how a row names the cloud that rents it.
+_AGGREGATOR_PREFIX = {"shadeform": "_", "primeintellect": "__"}  # <cloud><separator><rest of the instance name>
+_AGGREGATOR_COLUMN = {"spheron": "Provider"}
+# Names aggregators use for clouds we know under another id (the direct sources' provider ids).
+_PROVIDER_IDS = {
+    "lambdalabs": "lambda", "crusoecloud": "crusoe", "datacrunch": "verda", "data-crunch": "verda",
+    "massed-compute": "massedcompute", "spheron-ai": "spheron",
+}
+# How GpuInfo states memory, where it is not "per GPU, in MiB".
+_ROW_TOTAL_MIB = frozenset({"vast", "primeintellect"})
+_PER_GPU_GB = frozenset({"shadeform"})
+_NO_FINAL_NEWLINE = frozenset({"yotta"})
+_HAS_MEMORY = re.compile(r"\d+\s*g(?:b|ib)?(?![a-z])")
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def catalog_state_dir() -> Path:
+    """Where each cloud's catalog choice (version used, newest published, last that worked) is remembered."""
+    return data_home() / "state" / "skypilot-catalog"
+
+
+@dataclass
+class CatalogChoice:
+    """One cloud's catalog choice: written by every discovering fetch, read by the next one and by status."""
+
+    cloud: str
+    checked_at: str
+    version_used: str
+    newest_published: str | None  # None: the README could not be read
+    last_working_version: str
+    note: str | None = None  # set when the version used is not the newest published one (or nothing was read)
+
+
+def read_choice(cloud: str) -> CatalogChoice | None:
+    path = catalog_state_dir() / f"{cloud}.json"
+    try:
+        return CatalogChoice(**json.loads(path.read_text()))
+    except (FileNotFoundError, ValueError, TypeError):
+        return None
+
+
+def _write_choice(choice: CatalogChoice) -> None:
+    folder = catalog_state_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".{choice.cloud}.json.{os.getpid()}"
+    partial.write_text(json.dumps(asdict(choice), indent=1))
+    os.replace(partial, folder / f"{choice.cloud}.json")  # readers never see half a file
+
+
+def catalog_notes() -> dict[str, CatalogChoice]:
+    """Source id -> the catalog choice of its last discovering run (for `gpuprices status`)."""
+    folder = catalog_state_dir()
+    choices = (read_choice(path.stem) for path in sorted(folder.glob("*.json"))) if folder.exists() else ()
+    return {f"skypilot-{choice.cloud}": choice for choice in choices if choice}
+
+
+def published_versions(readme: str) -> list[str]:
+    """The schema versions the catalog README says are current, newest first: the latest, then the others it
+    still refreshes. Empty when the README no longer says."""
+    latest = _LATEST_LINE.search(readme)
+    if not latest:
+        return []
+    updated = _UPDATED_LINE.search(readme)
+    others = re.findall(r"v\d+", updated.group(1)) if updated else []
+    ordered = sorted({latest.group(1), *others}, key=lambda version: int(version[1:]), reverse=True)
+    return [latest.group(1)] + [version for version in ordered if version != latest.group(1)]
 
 
 class SkyPilotCatalog(Source):
-    """The catalog of one cloud. `catalog_url` may point at any git ref of a catalog repo (the offline replay
-    and the history backfill use dated commits of anycloud-sh/catalog)."""
+    """The catalog of one cloud. `catalog_url` pins a file (any git ref of a catalog repo: the history backfill
+    and dated replays use commits of anycloud-sh/catalog); without it the run discovers the schema version."""
 
     channel = "cloud"
     pricing_types = ("on_demand", "spot")
     hosts = ("raw.githubusercontent.com",)
-    parser_version = 1
+    parser_version = 2  # 2: aggregator rows under the renting cloud (+ via), names completed from the row, interconnect
 
     def __init__(self, cloud: str, expectations: Expectations, catalog_url: str | None = None):
         self.cloud = cloud
         self.id = f"skypilot-{cloud}"
-        self.provider = cloud
+        self.provider = _PROVIDER_IDS.get(cloud, cloud)
         self.description = f"SkyPilot catalog `{cloud}/vms.csv` (whole-row prices per instance-hour)"
+        if cloud in _AGGREGATOR_PREFIX or cloud in _AGGREGATOR_COLUMN:
+            self.description += "; an aggregator: each row under the cloud that rents it, `via` " + cloud
         self.status = SAMPLE_STATUS.get(cloud, "parser generic (by header name); no real sample bundled, untested")
         self.expectations = expectations
-        self.catalog_url = catalog_url or UPSTREAM_URL.format(cloud=cloud)
+        self.catalog_url = catalog_url
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(self.catalog_url, allowed_hosts=self.hosts)]
+        if self.catalog_url:
+            return [await client.get(self.catalog_url, allowed_hosts=self.hosts)]
+        return [await self._discover(client)]
+
+    async def _discover(self, client: HttpClient) -> RawDocument:
+        """The newest published catalog of this cloud whose header we can read; else the last version that
+        worked. Transient failures are raised (the task retries); a 404 or an unreadable header moves on."""
+        previous = read_choice(self.cloud)
+        last_working = previous.last_working_version if previous else KNOWN_SCHEMA_VERSION
+        problems: list[str] = []
+        try:
+            readme = (await client.get(CATALOG_README_URL, allowed_hosts=self.hosts)).text
+            published = published_versions(readme)
+            if not published:
+                problems.append("the catalog README no longer names the latest schema version")
+        except FetchError as error:
+            if error.transient:
+                raise
+            published = []
+            problems.append(f"the catalog README could not be read ({error})")
+        candidates = published + [v for v in (last_working,) if v not in published]
+        error_seen: FetchError | None = None
+        for version in candidates:
+            url = CATALOG_URL.format(version=version, cloud=self.cloud)
+            try:
+                document = await client.get(url, allowed_hosts=self.hosts)
+            except FetchError as error:
+                if error.transient:
+                    raise
+                error_seen = error
+                problems.append(f"{version} has no {self.cloud} catalog ({error})")
+                continue
+            unreadable = header_problem(document.body, self.cloud)
+            if unreadable:
+                problems.append(f"{version}: {unreadable}")
+                continue
+            newest = published[0] if published else None
+            note = None
+            if version != newest:
+                if version in published:
+                    why = f"the newest published schema is {newest}"
+                else:
+                    why = f"the last version that worked; newest published: {newest or 'unknown'}"
+                note = f"reading catalog schema {version} ({why}): " + "; ".join(problems)
+            _write_choice(CatalogChoice(
+                cloud=self.cloud, checked_at=datetime.now(UTC).isoformat(timespec="seconds"), version_used=version,
+                newest_published=newest, last_working_version=version, note=note))
+            return document
+        raise error_seen or ParseError(f"{self.id}: no readable catalog: " + "; ".join(problems))
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers: list[Offer] = []
@@ -87,7 +271,20 @@ class SkyPilotCatalog(Source):
         return offers
 
     # -- per-cloud naming ------------------------------------------------------------------------------------
-    def _gpu(self, row: dict) -> tuple[str, str | None, Fraction]:
+    def _renter(self, row: dict) -> tuple[str, str | None]:
+        """(provider, via) of a row: the renting cloud and the aggregator it was seen through (None: direct)."""
+        named = None
+        if self.cloud in _AGGREGATOR_PREFIX:
+            head, separator, _ = row["InstanceType"].partition(_AGGREGATOR_PREFIX[self.cloud])
+            named = head if separator else None
+        elif self.cloud in _AGGREGATOR_COLUMN:
+            named = row.get(_AGGREGATOR_COLUMN[self.cloud]) or None
+        if not named:
+            return self.provider, None
+        provider = _PROVIDER_IDS.get(named.lower(), named.lower())
+        return provider, None if provider == self.provider else self.cloud
+
+    def _gpu(self, row: dict, scope: str) -> tuple[str, str | None, Fraction]:
         """(raw GPU name, gpu_id or None, GPU count) of a row that has an accelerator."""
         count = _fraction(row["AcceleratorCount"], row)
         instance_type = row["InstanceType"]
@@ -99,18 +296,22 @@ class SkyPilotCatalog(Source):
             return name, resolve_gpu_id(name, "lambda"), count
         if self.cloud == "vast" and (match := _VAST_NAME.match(instance_type)):
             name = match.group(2).replace("_", " ")
-            row_mib = _vast_gpu_memory_mib(row)
-            if row_mib and count:
-                name = f"{name} {memory_class_gb(row_mib / count)}GB"  # vast writes the row total, not per GPU
+            row_mib = _gpu_memory_mib(row, self.cloud, count)
+            if row_mib:
+                name = f"{name} {memory_class_gb(row_mib)}GB"
             return name, resolve_gpu_id(name, "vast"), count
-        name = row["AcceleratorName"]
-        return name, resolve_gpu_id(name, self.cloud), count
+        if self.cloud in ("azure", "gcp", "aws", "lambda", "vast"):
+            name = row["AcceleratorName"]
+            return name, resolve_gpu_id(name, self.cloud), count
+        name, gpu_id = _stated_gpu_name(row, _gpu_memory_mib(row, self.cloud, count), _gpu_info_name(row), scope)
+        return name, gpu_id, count
 
-    def _offer(self, row, index, url, *, raw_name, gpu_id, count, pricing_type, price, offer_id, includes_host_vm=True):
+    def _offer(self, row, index, url, *, raw_name, gpu_id, count, pricing_type, price, offer_id, includes_host_vm=True,
+               provider=None, via=None):
         return Offer(
             source=self.id,
             channel="cloud",
-            provider=self.provider,
+            provider=provider or self.provider,
             offer_id=offer_id,
             title=row["InstanceType"] or f"{row['AcceleratorName']} x{row['AcceleratorCount']} (GPU only)",
             raw_gpu_name=raw_name,
@@ -125,16 +326,19 @@ class SkyPilotCatalog(Source):
             instance_type=row["InstanceType"] or None,
             url=url,
             document_index=index,
+            via=via,
+            interconnect=_interconnect(row),
         )
 
     def _parse_row(self, row: dict, index: int, url: str) -> list[Offer]:
-        if not row["AcceleratorName"]:
-            return []
-        raw_name, gpu_id, count = self._gpu(row)
+        if not row["AcceleratorName"] or not _fraction(row["AcceleratorCount"] or "0", row):
+            return []  # a CPU machine
+        provider, via = self._renter(row)
+        raw_name, gpu_id, count = self._gpu(row, provider)
         offer_id = f"{row['InstanceType']}|{row['Region']}|{row.get('AvailabilityZone', '')}"
         return [
-            self._offer(row, index, url, raw_name=raw_name, gpu_id=gpu_id, count=count,
-                        pricing_type=pricing_type, price=price, offer_id=offer_id)
+            self._offer(row, index, url, raw_name=raw_name, gpu_id=gpu_id, count=count, pricing_type=pricing_type,
+                        price=price, offer_id=offer_id, provider=provider, via=via)
             for pricing_type, price in _row_prices(row).items()
         ]
 
@@ -146,7 +350,7 @@ class SkyPilotCatalog(Source):
                 continue
             count = _fraction(row["AcceleratorCount"], row)
             gpu_rows[(row["AvailabilityZone"], row["AcceleratorName"], count)] = row
-            raw_name, gpu_id, _ = self._gpu(row)
+            raw_name, gpu_id, _ = self._gpu(row, self.provider)
             offer_id = f"gpu:{row['AcceleratorName']}x{count}|{row['AvailabilityZone']}"
             for pricing_type, price in _row_prices(row).items():
                 offers.append(
@@ -162,7 +366,7 @@ class SkyPilotCatalog(Source):
             gpu_row = gpu_rows.get((row["AvailabilityZone"], accelerator_name, count))
             if gpu_row is None:
                 continue  # the GPU part is not sold in this zone: no complete machine price
-            raw_name, gpu_id, _ = self._gpu(gpu_row)
+            raw_name, gpu_id, _ = self._gpu(gpu_row, self.provider)
             vm_prices, gpu_prices = _row_prices(row), _row_prices(gpu_row)
             for pricing_type, vm_price in vm_prices.items():
                 gpu_price = gpu_prices.get(pricing_type)
@@ -178,13 +382,26 @@ class SkyPilotCatalog(Source):
         return offers
 
 
+def header_problem(body: bytes, cloud: str) -> str | None:
+    """Why a catalog's header cannot be read (not UTF-8, empty, a required column missing), or None."""
+    first_line = body.split(b"\n", 1)[0]
+    try:
+        header = next(csv.reader(io.StringIO(first_line.decode("utf-8").rstrip("\r"))), None)
+    except UnicodeDecodeError as error:
+        return f"not UTF-8 text ({error})"
+    if not header:
+        return "empty catalog"
+    missing = [column for column in REQUIRED_COLUMNS if column not in header]
+    return f"header lacks {missing}; got {header}" if missing else None
+
+
 def read_catalog_rows(body: bytes, cloud: str) -> list[dict]:
     """Rows of a SkyPilot vms.csv as dicts keyed by header name. Raises ParseError on a wrong shape."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ParseError(f"skypilot-{cloud}: not UTF-8 text ({error})") from None
-    if not text.endswith("\n"):
+    if not text.endswith("\n") and cloud not in _NO_FINAL_NEWLINE:
         raise ParseError(f"skypilot-{cloud}: body does not end with a newline: truncated download?")
     reader = csv.reader(io.StringIO(text))
     header = next(reader, None)
@@ -234,12 +451,100 @@ def _fraction(value: str, row: dict) -> Fraction:
         raise ParseError(f"AcceleratorCount {value!r} is not a number in row {row}") from None
 
 
-def _vast_gpu_memory_mib(row: dict) -> float | None:
+def _gpu_info(row: dict) -> dict | None:
+    """GpuInfo as a dict: a Python literal (single quotes) in most catalogs, JSON in some."""
+    text = row.get("GpuInfo") or ""
     try:
-        info = ast.literal_eval(row.get("GpuInfo") or "")  # a Python dict literal, single-quoted
-        return float(info["Gpus"][0]["MemoryInfo"]["SizeInMiB"])
-    except (ValueError, SyntaxError, KeyError, IndexError, TypeError):
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        pass
+    try:
+        return json.loads(text)
+    except ValueError:
         return None
+
+
+def _gpu_info_name(row: dict) -> str | None:
+    try:
+        return str(_gpu_info(row)["Gpus"][0]["Name"]) or None
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def _gpu_memory_mib(row: dict, cloud: str, count: Fraction) -> float | None:
+    """Memory of ONE of the row's GPUs, in MiB, from GpuInfo (see the module docstring for each catalog's unit)."""
+    try:
+        size = float(_gpu_info(row)["Gpus"][0]["MemoryInfo"]["SizeInMiB"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    if size <= 0:
+        return None
+    if cloud in _ROW_TOTAL_MIB:
+        return size / float(count) if count else None
+    if cloud in _PER_GPU_GB:
+        return size * 1024
+    return size
+
+
+def _memory_gb(mebibytes: float) -> int:
+    """The marketed capacity of a measured size: the standard class when it is within 5% (81559 MiB -> 80),
+    else the GiB figure itself (294912 MiB -> 288: larger than any class)."""
+    marketed = memory_class_gb(mebibytes)
+    gib = mebibytes / 1024
+    return marketed if abs(marketed - gib) <= 0.05 * gib else round(gib)
+
+
+def _form_factor(row: dict) -> str | None:
+    """The form factor a row's names state (instance type first, then accelerator and upstream names)."""
+    for column in ("InstanceType", "UpstreamCloudId", "AcceleratorName"):
+        for word in _WORDS.findall((row.get(column) or "").lower()):
+            if match := re.fullmatch(r"sxm(\d)?(?:x\d+)?", word):
+                return f"SXM{match.group(1) or ''}"
+            if word in ("pcie", "pci"):
+                return "PCIe"
+            if word == "nvl":
+                return "NVL"
+    return None
+
+
+def _stated_gpu_name(row: dict, memory_mib: float | None, device_name: str | None,
+                     scope: str) -> tuple[str, str | None]:
+    """AcceleratorName completed with what the row states and the name lacks (form factor, memory), and its id:
+    the fullest name that resolves wins, then GpuInfo's device name (hyperbolic writes the driver's product name,
+    "NVIDIA-H100-80GB-HBM3", which says SXM5 where AcceleratorName says "H100"); when none resolves, the fullest
+    name is kept (reported as unmatched)."""
+    name = row["AcceleratorName"].strip()
+    key = name_key(name)
+    form = _form_factor(row)
+    form = form if form and name_key(form) not in key else None
+    memory = f"{_memory_gb(memory_mib)}GB" if memory_mib and not _HAS_MEMORY.search(name.lower()) else None
+    candidates = [" ".join(part for part in (name, form, memory) if part)]
+    if form and memory:
+        candidates.append(f"{name} {form}")
+    if device_name and name_key(device_name) != key:
+        candidates.append(device_name)
+    candidates.append(name)
+    resolved = [(candidate, gpu_id) for candidate in candidates if (gpu_id := resolve_gpu_id(candidate, scope))]
+    # a name that says the variant beats one that resolves to "form factor not stated" (H100 80GB)
+    stated = [(candidate, gpu_id) for candidate, gpu_id in resolved if not gpu_id.endswith(UNSTATED_SUFFIX)]
+    return (stated or resolved or [(candidates[0], None)])[0]
+
+
+def _interconnect(row: dict) -> str | None:
+    """How the row's GPUs are linked, where a name says so: `sxm` (an SXM board: NVLink between the board's GPUs),
+    `pcie_nvlink` (PCIe cards with NVLink bridges, e.g. H100 NVL, Hyperstack's -NVLink machines), `nvlink` (NVLink
+    stated, form factor not), `pcie` (PCIe, no link stated). None: nothing says."""
+    words = set()
+    for column in ("InstanceType", "UpstreamCloudId", "AcceleratorName"):
+        words |= set(_WORDS.findall((row.get(column) or "").lower()))
+    sxm = any(re.fullmatch(r"sxm\d?(?:x\d+)?", word) for word in words)
+    pcie = bool(words & {"pcie", "pci"})
+    nvlink = bool(words & {"nvlink", "nvl"})
+    if sxm:
+        return "sxm"
+    if pcie or "nvl" in words:
+        return "pcie_nvlink" if nvlink else "pcie"
+    return "nvlink" if nvlink else None
 
 
 def _gcp_machine_gpus(machine: str) -> tuple[str, Fraction] | None:

@@ -20,7 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.base import Expectations, Offer, Source
 from scrapers.errors import BlockedError, NothingToWatch, ParseError
-from scrapers.gpu_names import resolve_gpu_id
+from scrapers.gpu_names import alias_gpu_id, find_in_catalogue, resolve_gpu_id
 from scrapers.http import RawDocument
 
 # -- prices ---------------------------------------------------------------------------------------------------------
@@ -144,6 +144,7 @@ NOT_A_CARD = (
     (r"mining rig|\brig\b.*\bgpus?\b|\blot of\b|\d+\s*x\s*(rtx|gtx)", "lot or rig"),
     (r"\bpicture of\b|\bphoto of\b|read description", "not the item"),
 )
+_GPU_BRAND = re.compile(r"\b(?:nvidia|geforce|quadro|tesla|radeon|amd|intel\s+arc|arc\s+[ab]\d{3})", re.I)
 _SELLS_A_CARD = re.compile(r"\b(?:video|graphics) card\b")
 _FOR_A_CARD = re.compile(r"\b(?:for|fits|compatible with)\b.*\b(?:rtx|gtx|radeon|geforce)\b")
 _GPU_MODEL = re.compile(
@@ -174,9 +175,17 @@ def classify_listing(title: str, scope: str = "") -> Classification:
                 continue  # "... Video Card, ... Metal Backplate": a card that has the part, not the part alone
             return Classification(False, reason, None, None)
     candidates = [m.group(0).strip() for m in _GPU_MODEL.finditer(text)]
+    # The provider's own aliases first; then the catalogue's reading of the whole title, which keeps a memory size
+    # said apart from the model ("RTX 3080 GAMING OC 12G"); then the global aliases (they never contradict the
+    # catalogue where it reads a name, tests/scrapers/test_gpu_catalogue.py: they add what it cannot read).
     for candidate in candidates:
-        gpu_id = resolve_gpu_id(candidate, scope)
-        if gpu_id:
+        if scope and (gpu_id := alias_gpu_id(candidate, scope)) != alias_gpu_id(candidate):
+            return Classification(True, None, candidate, gpu_id)
+    found = find_in_catalogue(text) if candidates or _GPU_BRAND.search(text) else None
+    if found and (gpu_id := resolve_gpu_id(found[0], scope)):
+        return Classification(True, None, found[0], gpu_id)
+    for candidate in candidates:
+        if gpu_id := alias_gpu_id(candidate, scope):
             return Classification(True, None, candidate, gpu_id)
     if candidates:
         return Classification(True, None, candidates[0], None)  # a GPU we have no alias for: kept, unmatched

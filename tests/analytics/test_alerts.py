@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from datetime import date
+from datetime import date, timedelta
+from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -181,39 +182,52 @@ def test_rules_cli_and_a_failed_delivery_that_is_retried_logged_and_never_fails_
     assert "(0 rules" in gpuprices(home, "alerts", "list").stdout
 
 
-def test_good_deal_rule_follows_the_marts_flag_and_fires_once_per_episode(tmp_path):
-    """The offline month is too short for the good-deal flag (5 weeks of tracking), so this runs evaluate_day on a
-    small hand-made warehouse. The flag is set on days 2, 5 and 6 and on day 8 (not 1, 3, 7; day 4 and day 7 have no price
-    at all): it fires on day 2 and 5 (day 3 cleared it), not on 6 (still holding), and not on 8 (day 7 had no
-    price: neither fires nor clears, and day 6 still held)."""
+def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_path):
+    """`--good-deal` is the backtested buy signal (analytics/buy_signal.py) on the series up to the day. The offline
+    month is too short for it (120 days of a series first), so this runs evaluate_day on a small hand-made warehouse:
+    200 days of a card at one price with two sales that last a few days. The rule fires on the first day of each episode
+    in which the signal fires, and not again while it keeps firing."""
     import duckdb
 
     from analytics.alerts.engine import Rule, ensure_schema, evaluate_day
+    from analytics.buy_signal import RULES, SIGNAL
 
     connection = duckdb.connect(str(tmp_path / "w.duckdb"))
     connection.execute("""
         create schema marts; create schema intermediate;
-        create table marts.gpus as select 'a100-sxm4-80gb' as gpu_id;
+        create table marts.gpus as select 'rtx-4090-24gb' as gpu_id;
         create table marts.buy_signals (price_date date, gpu_id varchar, channel varchar, pricing_type varchar,
-            price_per varchar, price_usd decimal(18, 6), is_good_deal boolean, is_synthetic boolean,
-            change_vs_previous_7d_median double);
+            price_per varchar, price_usd decimal(18, 6), is_synthetic boolean, change_vs_previous_7d_median double);
+        create table marts.gpu_prices_by_source_daily (price_date date, gpu_id varchar, source varchar,
+            pricing_type varchar, price_per varchar, condition varchar, includes_host_vm boolean,
+            min_price_usd decimal(18, 6), is_synthetic boolean, is_carried_forward boolean);
         create table intermediate.int_offers__market_daily (price_date date, gpu_id varchar, channel varchar,
             pricing_type varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
             price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean);
         create table intermediate.int_fx_rates__daily (currency varchar, rate_date date, usd_per_unit double);
     """)
-    flags = {1: False, 2: True, 3: False, 5: True, 6: True, 8: True}  # days 4 and 7: no price at all
-    for day, flag in flags.items():
-        connection.execute("insert into marts.buy_signals values (?, 'a100-sxm4-80gb', 'cloud', 'on_demand', "
-                           "'gpu_hour', 1.50, ?, false, 0.0)", [f"2026-06-0{day}", flag])
-        connection.execute("insert into intermediate.int_offers__market_daily values (?, 'a100-sxm4-80gb', 'cloud', "
-                           "'on_demand', 'gpu_hour', 'lambda', 'lambda', 't', 'https://lambda.ai', 1.5, 'USD', 1.5, "
-                           "false)", [f"2026-06-0{day}"])
+    start = date(2026, 1, 1)
+    prices = [Decimal("1800")] * 200
+    for sale_start in (150, 175):  # two sales, 12% off for four days
+        for day in range(sale_start, sale_start + 4):
+            prices[day] = Decimal("1590")
+    for day, price in enumerate(prices):
+        when = start + timedelta(days=day)
+        connection.execute("insert into marts.buy_signals values (?, 'rtx-4090-24gb', 'retail_new', 'purchase', "
+                           "'card', ?, false, 0.0)", [when, price])
+        connection.execute("insert into marts.gpu_prices_by_source_daily values (?, 'rtx-4090-24gb', 'shop', "
+                           "'purchase', 'card', 'new', false, ?, false, false)", [when, price])
+        connection.execute("insert into intermediate.int_offers__market_daily values (?, 'rtx-4090-24gb', "
+                           "'retail_new', 'purchase', 'card', 'shop', 'shop', 't', 'https://shop.test', ?, 'USD', ?, "
+                           "false)", [when, price, price])
     ensure_schema(connection)
-    rule = Rule(name="a100-deal", gpu="a100-sxm4-80gb", market="on_demand", condition="good_deal").validate()
-    fired = [str(event["price_date"]) for day in range(1, 9)
-             for event in evaluate_day(connection, [rule], date(2026, 6, day))]
-    assert fired == ["2026-06-02", "2026-06-05"]
-    assert evaluate_day(connection, [rule], date(2026, 6, 5)) == []  # a day is evaluated once
-    assert connection.execute("select count(*) from alerts.alert_events where offer_url = 'https://lambda.ai'"
+    fires = RULES[SIGNAL](prices)
+    episodes = [start + timedelta(days=t) for t, fired in enumerate(fires) if fired and (t == 0 or not fires[t - 1])]
+    assert len(episodes) == 2  # the signal fires on each sale (and waits out the first 120 days)
+    rule = Rule(name="4090-deal", gpu="rtx-4090-24gb", market="retail_new", condition="good_deal").validate()
+    fired = [event["price_date"] for day in range(200)
+             for event in evaluate_day(connection, [rule], start + timedelta(days=day))]
+    assert fired == episodes
+    assert evaluate_day(connection, [rule], episodes[0]) == []  # a day is evaluated once
+    assert connection.execute("select count(*) from alerts.alert_events where offer_url = 'https://shop.test'"
                               ).fetchone()[0] == 2

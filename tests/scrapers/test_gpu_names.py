@@ -16,7 +16,7 @@ def read(name: str) -> list[dict]:
 
 
 def test_every_alias_points_at_a_known_gpu_and_keys_are_unique_per_scope():
-    known = {r["gpu_id"] for r in read("gpu_specs.csv")} | {r["gpu_id"] for r in read("gpus_without_specs.csv")}
+    known = {r["gpu_id"] for name in ("gpu_specs.csv", "gpus_without_specs.csv", "gpu_catalogue.csv") for r in read(name)}
     aliases = read("gpu_aliases.csv")
     assert {a["gpu_id"] for a in aliases} <= known
     duplicates = [k for k, n in Counter((a["scope"], name_key(a["raw_name"])) for a in aliases).items() if n > 1]

@@ -121,7 +121,7 @@ def test_blocked_pages_are_no_observation():
     ("MSI GeForce RTX 4090 SUPRIM X 24G Video Card", True, "rtx-4090-24gb", None),
     ("NVIDIA H100 PCIe 80GB HBM2e", True, "h100-pcie-80gb", None),
     ("NVIDIA A100 80GB PCIe GPU Accelerator", True, "a100-pcie-80gb", None),  # form factor after the memory
-    ("NVIDIA A100 80GB GPU", True, None, None),  # PCIe or SXM? unknown: kept, unmatched, never guessed
+    ("NVIDIA A100 80GB GPU", True, "a100-80gb-unstated", None),  # PCIe or SXM? not said: kept apart, never guessed
     ("PNY NVIDIA RTX A6000 48GB GDDR6", True, "rtx-a6000-48gb", None),
     ("ABS Gladiator Gaming PC - Intel i7 10700K - GeForce RTX 3080", False, None, "prebuilt PC"),
     ("EVGA RTX 3080 FTW3 - box only, no card", False, None, "box only"),

@@ -71,6 +71,21 @@ def test_backfill_since_skips_older_commits(home, catalog_repo):
     ]
 
 
+def test_a_commit_that_refreshed_v7_and_v8_is_one_observation_read_from_v8(home, tmp_path):
+    repo = tmp_path / "skypilot-catalog"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    _commit(repo, {"catalogs/v7/vast/vms.csv": "vast_2026-04-29.csv", "catalogs/v8/vast/vms.csv": "v8/vast/vms.csv"},
+            "2026-04-29T17:29:04+00:00", "upstream refreshes both schema versions at once")
+    assert main(["backfill", "skypilot", "--repo", str(repo), "--no-build", "--clouds", "vast"]) == 0
+    runs, offers = _runs(home)
+    assert [(source, status) for source, _, status, _ in runs] == [("skypilot-vast", "loaded")]
+    with duckdb.connect(str(database_path()), read_only=True) as connection:
+        urls = connection.sql("SELECT url FROM raw.landing_documents").fetchall()
+    assert len(urls) == 1 and urls[0][0].endswith("catalogs/v8/vast/vms.csv")
+    assert offers == 67  # the v8 file's offers (the v7 file holds 64)
+
+
 def test_backfill_of_a_folder_that_is_not_a_git_repo_fails_clearly(home, tmp_path):
     with pytest.raises(RuntimeError, match="not a git repository"):
         main(["backfill", "skypilot", "--repo", str(tmp_path), "--no-build"])

@@ -30,7 +30,7 @@ from warehouse.pipeline import (
     record_failure,
     records_observed_at,
 )
-from warehouse.status import staleness
+from warehouse.status import render, staleness, status
 
 OBSERVED = datetime(2026, 4, 2, 23, 0, tzinfo=UTC)
 
@@ -115,15 +115,16 @@ def test_zero_price_row_is_quarantined_and_the_rest_loads(home):
 
 def test_reparse_with_a_new_parser_version_adds_rows_and_keeps_the_old(home):
     source = all_sources()["skypilot-lambda"]
+    first = source.parser_version
     ingest(source, land_lambda(), "test")
-    source.parser_version = 2
+    source.parser_version = first + 1
     record = ingest(source, read_landed(land_lambda().directory), "reparse")
     assert record.status == "loaded"
     with db.connect() as connection:
         versions = connection.execute(
             "SELECT parser_version, count(*) FROM raw.offers GROUP BY 1 ORDER BY 1"
         ).fetchall()
-    assert versions == [(1, 255), (2, 255)]
+    assert versions == [(first, 255), (first + 1, 255)]
 
 
 def test_ingest_landed_runs_picks_up_fetched_but_unloaded_runs(home):
@@ -242,6 +243,10 @@ def test_every_raw_gpu_name_is_resolved_once_by_the_one_resolver_before_a_build(
         assert refresh_gpu_name_matches(connection, [datetime(2026, 4, 3).date()]) == 1
         assert refresh_gpu_name_matches(connection, [datetime(2026, 4, 9).date()]) == 0
         assert connection.execute("SELECT gpu_id FROM meta.gpu_name_matches WHERE raw_gpu_name = 'T4'").fetchone()[0]
+    # a name with no GPU is reported (before the first build, from the rows' own gpu_id: NULL in every row here)
+    report = status()
+    assert ("vast", "Mystery GPU") in [(u["source"], u["raw_gpu_name"]) for u in report["unmatched_gpu_names"]]
+    assert "'Mystery GPU'" in render(report).split("Unmatched GPU names")[1]
 
 
 def test_a_sources_staleness_follows_the_carry_forward_limit():
@@ -249,6 +254,7 @@ def test_a_sources_staleness_follows_the_carry_forward_limit():
     assert staleness(0, 3) == "fresh"
     assert staleness(3, 3).startswith("stale: last good snapshot carried forward (3 of 3 days)")
     assert staleness(4, 3).startswith("stale: dropped")
+    assert staleness(400, 3, imported=True).startswith("imported history")  # history, not a feed
 
 
 def test_a_spooled_body_is_landed_from_its_file_and_a_big_landed_body_is_read_back_spooled(home, monkeypatch):

@@ -1,0 +1,100 @@
+"""Price series from the warehouse for the buy signal (analytics/buy_signal.py): `gpuprices backtest`, today's
+verdict on the GPU pages, and `alerts add --good-deal`.
+
+A series is one GPU in one market (retail_new, retail_used, on_demand, spot, reserved_1y, reserved_3y), from
+marts.gpu_prices_by_source_daily: per day, the cheapest price of the day's snapshots (per card, or per GPU-hour with
+the host VM included), in USD; with `source`, that source's only. Carried-forward snapshots are left out (they are
+no observation); the days between observations carry the last price (buy_signal.daily_series).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+import duckdb
+
+from analytics import buy_signal
+
+MARKET_SQL = ("CASE WHEN price_per = 'card' THEN CASE WHEN condition = 'new' THEN 'retail_new' ELSE 'retail_used' END "
+              "ELSE pricing_type END")
+SERIES_SQL = f"""
+    SELECT gpu_id, {MARKET_SQL} AS market, price_date, min(min_price_usd) AS price_usd,
+           bool_or(is_synthetic) AS is_synthetic, string_agg(DISTINCT source, ',' ORDER BY source) AS sources
+    FROM marts.gpu_prices_by_source_daily
+    WHERE NOT is_carried_forward AND (price_per = 'card' OR includes_host_vm)
+      AND ($source IS NULL OR source = $source) AND ($gpu IS NULL OR gpu_id = $gpu)
+      AND ($market IS NULL OR {MARKET_SQL} = $market)
+    GROUP BY ALL
+    ORDER BY gpu_id, market, price_date"""
+
+
+@dataclass
+class PriceSeries:
+    gpu_id: str
+    market: str
+    source: str | None  # None: every source's cheapest
+    days: list[date]  # dense: first to last observed day
+    prices: list[Decimal]  # USD per card or per GPU-hour, carried over days without an observation
+    is_synthetic: bool  # any price behind it from a recording that is not a real capture
+    sources: list[str]
+
+    @property
+    def price_per(self) -> str:
+        return "card" if self.market.startswith("retail_") else "gpu_hour"
+
+
+def series(connection: duckdb.DuckDBPyConnection, source: str | None = None, gpu_id: str | None = None,
+           market: str | None = None) -> list[PriceSeries]:
+    rows = connection.execute(SERIES_SQL, {"source": source, "gpu": gpu_id, "market": market}).fetchall()
+    grouped: dict[tuple[str, str], list[tuple]] = {}
+    for row in rows:
+        grouped.setdefault((row[0], row[1]), []).append(row)
+    found = []
+    for (gpu, market_name), observed in grouped.items():
+        dense = buy_signal.daily_series([(row[2], row[3]) for row in observed])
+        sources = sorted({name for row in observed for name in (row[5] or "").split(",") if name})
+        found.append(PriceSeries(gpu, market_name, source, [day for day, _ in dense], [price for _, price in dense],
+                                 any(row[4] for row in observed), sources))
+    return found
+
+
+def backtest_report(connection: duckdb.DuckDBPyConnection, window: int = 30, source: str | None = None) -> dict:
+    """Every series long enough to backtest (36 days of history plus a full window), the project's signal and the
+    baselines side by side: {"series": [...], "overall": {"signal": {...}, "baselines": {...}}, "skipped": [...]}."""
+    results, skipped = [], []
+    for found in series(connection, source):
+        if len(found.prices) < buy_signal.FIRST_DECISION_INDEX + window + 1:
+            skipped.append({"gpu_id": found.gpu_id, "market": found.market, "days": len(found.prices)})
+            continue
+        by_rule = {name: buy_signal.backtest(found.prices, rule(found.prices), window)
+                   for name, rule in buy_signal.RULES.items()}
+        results.append({"gpu_id": found.gpu_id, "market": found.market, "source": source or ",".join(found.sources),
+                        "first_day": found.days[0], "last_day": found.days[-1], "is_synthetic": found.is_synthetic,
+                        **{name: result.as_dict() for name, result in by_rule.items()}})
+    overall = {name: buy_signal.overall([row[name] for row in results]) for name in buy_signal.RULES}
+    return {
+        "window": window,
+        "series": results,
+        "overall": {"signal": overall[buy_signal.SIGNAL],
+                    "baselines": {name: value for name, value in overall.items() if name != buy_signal.SIGNAL}},
+        "is_synthetic": any(row["is_synthetic"] for row in results),
+        "skipped": skipped,
+    }
+
+
+def verdicts(connection: duckdb.DuckDBPyConnection, window: int = 30) -> list[dict]:
+    """Today's verdict per series (its last day): buy now or wait, with the series' own backtested savings."""
+    found_verdicts = []
+    for found in series(connection):
+        fires = buy_signal.RULES[buy_signal.SIGNAL](found.prices)
+        backtested = None
+        if len(found.prices) >= buy_signal.FIRST_DECISION_INDEX + window + 1:
+            backtested = buy_signal.backtest(found.prices, fires, window).as_dict()
+        found_verdicts.append({
+            "gpu_id": found.gpu_id, "market": found.market, "price_per": found.price_per, "as_of": found.days[-1],
+            "price_usd": found.prices[-1], "buy_now": bool(fires[-1]), "days_of_history": len(found.prices),
+            "backtest": backtested, "is_synthetic": found.is_synthetic, "sources": found.sources,
+        })
+    return found_verdicts

@@ -1,0 +1,70 @@
+"""`gpuprices backtest`: would following the buy signal have paid, on the history the warehouse holds?"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import duckdb
+
+from analytics.buy_signal import SIGNAL
+from analytics.price_history import backtest_report
+from flows.cli.common import UsageError, json_default, one_line
+from warehouse import db
+
+
+def _share(value) -> str:
+    return "   n/a" if value is None else f"{value:6.1%}"
+
+
+def _figures(result: dict) -> str:
+    return (f"saves {_share(result['savings'])}  oracle {_share(result['oracle_savings'])}  "
+            f"share {_share(result['share_of_oracle'])}")
+
+
+def format_report(report: dict) -> str:
+    mark = " [synthetic]"
+    lines = [f"Buy within {report['window']} days of needing a card: savings vs buying at once, the oracle's "
+             f"(the window's lowest price), and the share of the oracle's savings captured."]
+    rules = [SIGNAL, *report["overall"]["baselines"]]
+    for row in report["series"]:
+        lines.append(f"{row['gpu_id']} {row['market']} ({row['source']}, {row['first_day']} to {row['last_day']}, "
+                     f"{row[SIGNAL]['days']} decision days){mark if row['is_synthetic'] else ''}")
+        lines += [f"  {rule:17} {_figures(row[rule])}" for rule in rules]
+    overall = {SIGNAL: report["overall"]["signal"], **report["overall"]["baselines"]}
+    lines.append(f"overall, {len(report['series'])} series (share = mean savings / mean oracle savings)"
+                 f"{mark if report['is_synthetic'] else ''}")
+    lines += [f"  {rule:17} {_figures(overall[rule])}" for rule in rules]
+    if report["skipped"]:
+        lines.append(f"{len(report['skipped'])} series too short to backtest (need 36 days plus the window)")
+    return "\n".join(lines)
+
+
+def cmd_backtest(args) -> int:
+    if args.window < 1:
+        raise UsageError("--window must be at least 1 day")
+    try:
+        with db.connect(read_only=True) as connection:
+            report = backtest_report(connection, args.window, args.source)
+    except duckdb.CatalogException as error:
+        print(f"gpuprices backtest: the warehouse has no built marts yet ({one_line(error)}); run "
+              "`gpuprices run --offline` or `gpuprices build` first", file=sys.stderr)
+        return 2
+    if not report["series"]:
+        where = f" from source {args.source}" if args.source else ""
+        print(f"gpuprices backtest: no price series{where} long enough to backtest "
+              f"({len(report['skipped'])} too short)", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report, default=json_default, indent=2))
+    else:
+        print(format_report(report))
+    return 0
+
+
+def register(commands) -> None:
+    backtest = commands.add_parser("backtest", help="the buy signal against buying at once and perfect foresight")
+    backtest.add_argument("--window", type=int, default=30, help="days the buyer can wait (default 30)")
+    backtest.add_argument("--source", help="only this source's prices (e.g. keepa-amazon)")
+    backtest.add_argument("--json", action="store_true")
+    backtest.set_defaults(func=cmd_backtest)
