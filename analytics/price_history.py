@@ -1,7 +1,8 @@
 """Price series from the warehouse for the buy signal (analytics/buy_signal.py): `gpuprices backtest`, today's
 verdict on the GPU pages, and `alerts add --good-deal`.
 
-A series is one GPU in one market (retail_new, retail_used, on_demand, spot, reserved_1y, reserved_3y), from
+A series is one GPU in one market (retail_new, retail_used, on_demand, spot, reserved_1y, reserved_3y, and
+marketplace_on_demand / marketplace_spot for peer-to-peer asks), from
 marts.gpu_prices_by_source_daily: per day, the cheapest price of the day's snapshots (per card, or per GPU-hour with
 the host VM included), in USD; with `source`, that source's only. Carried-forward snapshots are left out (they are
 no observation); the days between observations carry the last price (buy_signal.daily_series).
@@ -18,7 +19,7 @@ import duckdb
 from analytics import buy_signal
 
 MARKET_SQL = ("CASE WHEN price_per = 'card' THEN CASE WHEN condition = 'new' THEN 'retail_new' ELSE 'retail_used' END "
-              "ELSE pricing_type END")
+              "WHEN channel = 'marketplace' THEN 'marketplace_' || pricing_type ELSE pricing_type END")
 SERIES_SQL = f"""
     SELECT gpu_id, {MARKET_SQL} AS market, price_date, min(min_price_usd) AS price_usd,
            bool_or(is_synthetic) AS is_synthetic, string_agg(DISTINCT source, ',' ORDER BY source) AS sources

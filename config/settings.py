@@ -81,8 +81,9 @@ SETTINGS = (
             'extra tries of a failed source task (Prefect task retries)'),
     Setting('GPUPRICES_SOURCE_RETRY_DELAY_S', '10',
             'pause before a source task retry, seconds'),
-    Setting('GPUPRICES_PROJECT_DIR', None,
-            '`prefect.yaml` only: the checkout on each worker (set when running `prefect deploy`)'),
+    Setting('GPUPRICES_HEADLINE_MARKETPLACES', '1',
+            '`0`: the dashboards\' cheapest-rental headline leaves out peer-to-peer marketplace asks (channel '
+            '`marketplace`); they keep their own rows in the marts either way'),
 )
 _KNOWN = {setting.name for setting in SETTINGS}
 
@@ -155,6 +156,10 @@ def watchlist_path() -> Path:
 
 def alerts_path() -> Path:
     return Path(raw("GPUPRICES_ALERTS") or data_home() / "alerts.toml")
+
+
+def headline_includes_marketplaces() -> bool:
+    return (raw("GPUPRICES_HEADLINE_MARKETPLACES") or "1").strip() not in ("0", "false", "no")
 
 
 def faults_path() -> Path | None:

@@ -235,6 +235,7 @@ def render(data: DashboardData, target: Path) -> list[Path]:
 
     page("index.html", "index.html", title="Overview", rent_best=data.rent_best, buy_best=data.buy_best,
          moves=data.moves, good_deals=data.good_deals, backtest=data.backtest, freshness=data.freshness,
+         headline_includes_marketplaces=data.headline_includes_marketplaces,
          failures=data.failures,
          charts={"rent_best": _bar(data.rent_best, "bf16_dense_tflops_per_usd",
                                    "BF16 dense TFLOPS-hours per USD"),
@@ -248,7 +249,7 @@ def render(data: DashboardData, target: Path) -> list[Path]:
              series_charts=_series_charts(gpu),
              offers_date=offers_date)
     page("training.html", "training.html", title="Training cost", training_cheapest=data.training_cheapest,
-         assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history),
+         serving_vs_api=data.serving_vs_api, assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history),
                                               "training_by_gpu": _training_by_gpu_chart(data.training_by_gpu)})
     page("sources.html", "sources.html", title="Sources", freshness=data.freshness, failures=data.failures,
          quarantine=data.quarantine, unmatched=data.unmatched, runs=data.runs,

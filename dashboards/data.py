@@ -11,6 +11,7 @@ from datetime import date
 import duckdb
 
 from analytics import price_history
+from config.settings import headline_includes_marketplaces
 from warehouse.build import carry_forward_days
 from warehouse.db import fetch_dicts as _rows
 from warehouse.db import open_for_reading, open_for_writing
@@ -39,12 +40,14 @@ class DashboardData:
     buy_best: list[dict] = field(default_factory=list)
     moves: list[dict] = field(default_factory=list)
     good_deals: list[dict] = field(default_factory=list)  # series whose buy signal fires on the latest day
+    headline_includes_marketplaces: bool = True  # GPUPRICES_HEADLINE_MARKETPLACES
     backtest: dict | None = None  # the buy signal backtested on every long-enough series the warehouse holds
     freshness: list[dict] = field(default_factory=list)
     gpus: list[GpuPage] = field(default_factory=list)
     training_history: list[dict] = field(default_factory=list)
     training_cheapest: list[dict] = field(default_factory=list)
     training_by_gpu: list[dict] = field(default_factory=list)  # model x GPU x day, the 10 cheapest GPUs per model
+    serving_vs_api: list[dict] = field(default_factory=list)  # per model: cheapest self-hosted vs cheapest API price
     assumptions: list[dict] = field(default_factory=list)
     runs: list[dict] = field(default_factory=list)
     runs_per_day: list[dict] = field(default_factory=list)
@@ -69,7 +72,7 @@ def load(path=None, read_only: bool = True) -> DashboardData:
 
 def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     latest = connection.execute("SELECT max(price_date) FROM marts.gpu_prices_daily").fetchone()[0]
-    data = DashboardData(latest_date=latest)
+    data = DashboardData(latest_date=latest, headline_includes_marketplaces=headline_includes_marketplaces())
     _load_runs(connection, data)
     if latest is None:  # nothing priced yet (a new home, every source failed): the pages say so, and why
         return data
@@ -78,8 +81,8 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
                memory_gb_per_usd, is_synthetic
         FROM marts.price_performance_daily
         WHERE price_date = ? AND price_per = 'gpu_hour' AND pricing_type = 'on_demand'
-          AND bf16_dense_tflops_per_usd IS NOT NULL
-        ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest])
+          AND bf16_dense_tflops_per_usd IS NOT NULL AND (? OR channel <> 'marketplace')
+        ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest, headline_includes_marketplaces()])
     # Street prices when retail sources have them; otherwise the spec table's launch price, labelled as such.
     data.buy_best = _rows(connection, """
         SELECT purchase.gpu_id, purchase.purchase_price_usd, purchase.purchase_price_basis,
@@ -134,6 +137,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
             )
             SELECT per_gpu.* FROM per_gpu JOIN ranked USING (gpu_id)
             ORDER BY gpu_id, price_date""", {"model": model_id, "latest": latest})
+    data.serving_vs_api = _serving_vs_api(connection, latest)
     data.assumptions = _rows(connection, "SELECT * FROM marts.estimate_assumptions ORDER BY name")
     data.unmatched = _rows(connection, "SELECT * FROM marts.unmatched_gpu_names ORDER BY source, raw_gpu_name")
     return data
@@ -188,6 +192,29 @@ def _training_cheapest(connection: duckdb.DuckDBPyConnection, latest: date | Non
             "disclosed_precision": setup["disclosed_precision"], "bf16": None, "fp8": None})
         model[setup["training_precision"]] = setup
     return sorted(models.values(), key=lambda m: (m["bf16"] or m["fp8"])["cost_usd_on_demand_cheapest"])
+
+
+def _serving_vs_api(connection: duckdb.DuckDBPyConnection, latest: date | None) -> list[dict]:
+    """Per reference model on the latest day: the cheapest self-hosted USD per million output tokens (any GPU and
+    weight precision, at the cheapest on-demand price) beside the cheapest paid API price of the same model, each
+    with its own synthetic flag."""
+    return _rows(connection, """
+        SELECT models.name AS model_name, cost.model_id,
+               min(cost.usd_per_million_output_tokens_on_demand_cheapest) AS self_hosted_usd_per_million_output_tokens,
+               arg_min(cost.gpu_id, cost.usd_per_million_output_tokens_on_demand_cheapest) AS gpu_id,
+               arg_min(cost.weight_precision, cost.usd_per_million_output_tokens_on_demand_cheapest)
+                   AS weight_precision,
+               arg_min(cost.is_synthetic, cost.usd_per_million_output_tokens_on_demand_cheapest) AS is_synthetic,
+               any_value(cost.api_cheapest_usd_per_million_output_tokens) AS api_usd_per_million_output_tokens,
+               any_value(cost.api_cheapest_usd_per_million_input_tokens) AS api_usd_per_million_input_tokens,
+               any_value(cost.api_cheapest_provider) AS api_provider,
+               any_value(cost.api_cheapest_model_slug) AS api_model_slug,
+               any_value(cost.api_is_synthetic) AS api_is_synthetic,
+               cast(any_value(cost.api_cheapest_usd_per_million_output_tokens) AS DOUBLE)
+                   / min(cost.usd_per_million_output_tokens_on_demand_cheapest) AS api_to_self_hosted
+        FROM marts.inference_cost_daily AS cost JOIN reference.reference_models AS models USING (model_id)
+        WHERE cost.price_date = ? AND cost.usd_per_million_output_tokens_on_demand_cheapest IS NOT NULL
+        GROUP BY ALL ORDER BY models.name""", [latest])
 
 
 def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> list[GpuPage]:

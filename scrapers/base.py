@@ -75,6 +75,20 @@ class FxRate:
 
 
 @dataclass(frozen=True)
+class TokenPrice:
+    """One per-token API price of a language model as a price list publishes it: USD per token of prompt (input)
+    and of completion (output). A negative price is kept as read: the integrity check sets it aside."""
+
+    source: str
+    provider: str  # who sells the API access at this price
+    model_slug: str  # the model as the price list names it (e.g. meta-llama/llama-3.1-70b-instruct)
+    usd_per_input_token: Decimal
+    usd_per_output_token: Decimal
+    context_length: int | None = None
+    document_index: int = 0
+
+
+@dataclass(frozen=True)
 class Expectations:
     """What a sane fresh result of a source looks like. Checked on every result before it is loaded."""
 
@@ -99,7 +113,8 @@ class Source:
     status: ClassVar[str] = ""  # for the README source table: what is known to work and how it was tested
     parser_version: ClassVar[int] = 1
     expectations: ClassVar[Expectations]
-    # What parse() returns: "offers" (prices, into raw.offers) or "fx_rates" (FxRate rows, into raw.fx_rates).
+    # What parse() returns: "offers" (prices, into raw.offers), "fx_rates" (FxRate rows, into raw.fx_rates) or
+    # "token_prices" (TokenPrice rows, into raw.api_token_prices).
     kind: ClassVar[str] = "offers"
 
     def require_key(self) -> str | None:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from scrapers.base import Expectations, Source
+from scrapers.cloud.akash import AkashGpuPrices
 from scrapers.cloud.aws import AwsEc2
 from scrapers.cloud.azure import AzureRetailPrices
 from scrapers.cloud.cudo import CudoCompute
+from scrapers.cloud.digitalocean import DigitalOcean
 from scrapers.cloud.gcp import GoogleCloud
+from scrapers.cloud.hotaisle import HotAisle
 from scrapers.cloud.jarvislabs import Jarvislabs
 from scrapers.cloud.lambda_cloud import LambdaCloud
 from scrapers.cloud.oci import OracleCloud
@@ -17,6 +20,7 @@ from scrapers.cloud.tensordock import TensorDock
 from scrapers.cloud.vast import VastMarketplace
 from scrapers.cloud.verda import Verda
 from scrapers.cloud.vultr import Vultr
+from scrapers.inference_api.openrouter import OpenRouterModels
 from scrapers.reference.ecb import EcbReferenceRates
 from scrapers.retail.amazon import AmazonPages
 from scrapers.retail.bestbuy import BestBuyApi, BestBuyPages
@@ -52,7 +56,7 @@ SKYPILOT_EXPECTATIONS = {
 # Direct provider sources, in README order.
 DIRECT_SOURCES = (
     AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
-    Jarvislabs, TensorDock, Seeweb, Vultr,
+    Jarvislabs, TensorDock, Seeweb, Vultr, DigitalOcean, HotAisle, AkashGpuPrices,
 )
 # Retail sources (card prices), in README order; what each fetches comes from the watch list.
 RETAIL_SOURCES = (
@@ -61,12 +65,15 @@ RETAIL_SOURCES = (
 )
 # Reference data the prices need: the exchange rates every non-USD price is converted with.
 REFERENCE_SOURCES = (EcbReferenceRates,)
+# Per-token API prices of language models, beside the self-hosted serving cost (raw.api_token_prices).
+INFERENCE_API_SOURCES = (OpenRouterModels,)
 
 
 # Every source id, in README order: the classes' own ids, then one SkyPilot catalog per cloud.
-SOURCE_IDS = tuple(source_class.id for source_class in DIRECT_SOURCES + RETAIL_SOURCES + REFERENCE_SOURCES) + tuple(
+_SOURCE_CLASSES = DIRECT_SOURCES + RETAIL_SOURCES + REFERENCE_SOURCES + INFERENCE_API_SOURCES
+SOURCE_IDS = tuple(source_class.id for source_class in _SOURCE_CLASSES) + tuple(
     f"skypilot-{cloud}" for cloud in SKYPILOT_EXPECTATIONS)
-_CLASSES = {source_class.id: source_class for source_class in DIRECT_SOURCES + RETAIL_SOURCES + REFERENCE_SOURCES}
+_CLASSES = {source_class.id: source_class for source_class in _SOURCE_CLASSES}
 
 
 def source_by_id(source_id: str, overrides: dict | None = None) -> Source:

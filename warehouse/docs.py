@@ -3,7 +3,10 @@ table (from the source registry). docs/schema.md and docs/sources.md embed both;
 
 from __future__ import annotations
 
+import re
+
 from scrapers.registry import all_sources
+from scrapers.replay import load_recordings
 from warehouse import db
 
 DOCUMENTED_SCHEMAS = ("raw", "meta", "reference", "staging", "intermediate", "marts", "alerts")
@@ -34,4 +37,33 @@ def sources_markdown() -> str:
         lines.append(
             f"| `{source_id}` | {source.description} | {auth} | {', '.join(source.pricing_types)} | {source.status} |"
         )
+    return "\n".join(lines)
+
+
+# What the offline run's recording of a source is, in the README's words (recordings/index.json data_origin); all
+# but a dated capture load flagged synthetic.
+ORIGIN_WORDS = {
+    "captured": "real capture, dated",
+    "stale_capture": "real capture, undated",
+    "reconstructed": "rebuilt from real prices",
+    "synthetic": "made up, documented format",
+}
+_HASH = re.compile(r"\b([0-9a-f]{7})[0-9a-f]{33}\b")
+
+
+def sources_test_data_markdown() -> str:
+    """The README's source table: per source, where its offline test data came from (its last recording)."""
+    latest: dict[str, dict] = {}
+    for recording in sorted(load_recordings(), key=lambda r: r["recorded_at"]):
+        latest[recording["source"]] = recording
+    lines = ["| source | offline test data | from |", "|---|---|---|"]
+    for source_id in sorted(all_sources()):
+        recording = latest.get(source_id)
+        if recording is None:
+            lines.append(f"| `{source_id}` | none: parser tests only | |")
+            continue
+        note = _HASH.sub(r"\1", " ".join(recording["note"].replace("NOT a capture: ", "").split()))
+        note = "" if recording["data_origin"] == "synthetic" else note.replace("skypilot-org/", "")
+        note = note if len(note) <= 48 else note[:45].rsplit(" ", 1)[0] + "..."
+        lines.append(f"| `{source_id}` | {ORIGIN_WORDS[recording['data_origin']]} | {note} |")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ from warehouse.paths import export_root
 
 EXPORTED_MARTS = (
     "gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily", "training_cost_daily",
-    "inference_cost_daily", "rent_vs_buy", "buy_signals",
+    "inference_cost_daily", "inference_api_prices_daily", "rent_vs_buy", "buy_signals",
 )
 
 

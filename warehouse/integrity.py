@@ -14,6 +14,10 @@ Result rules (a failing result is quarantined whole, nothing is loaded, the prev
 - too large a share of rows failed the row rules (the page changed under us).
 
 Exchange rates (check_rates) have result rules only: too few rates, no USD rate on a day, a rate outside its band.
+
+Per-token API prices (check_token_prices): a negative price (a router's "depends on the model it picks") or one
+above TOKEN_PRICE_CEILING_USD_PER_MILLION (a unit error) is quarantined row by row; zero stays (a published free
+tier); the result rules are those of offers (empty, too few, too many rows failed).
 """
 
 from __future__ import annotations
@@ -59,6 +63,9 @@ CARD_BANDS_USD: dict[str, tuple[Decimal, Decimal]] = {
 RATE_BANDS: dict[str, tuple[Decimal, Decimal]] = {
     "USD": (D("0.5"), D("2.5")), "CNY": (D("4"), D("15")), "JPY": (D("80"), D("250")), "GBP": (D("0.4"), D("1.2")),
 }
+# USD per million tokens above which a per-token price is a unit error (per-million figures read as per-token give
+# 10^6 times the price), not a market price: the dearest models listed cost a few hundred dollars per million.
+TOKEN_PRICE_CEILING_USD_PER_MILLION = D("10000")
 OUTLIER_FACTOR = 4
 OUTLIER_MIN_GROUP = 5
 
@@ -194,3 +201,27 @@ def check_rates(frame: pl.DataFrame, expectations: Expectations) -> IntegrityRes
                 reasons.append(f"{day}: {currency} {day_rates[currency].normalize():f} per EUR is outside {low}..{high}")
     return IntegrityResult(accepted=frame, rejected=frame.clear().with_columns(pl.lit(None, pl.String).alias("reason")),
                            result_reasons=reasons[:20])
+
+
+def check_token_prices(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
+    """Row rules: a negative price (variable_price) or one above the ceiling (price_out_of_band) is set aside.
+    Result rules: empty, fewer accepted prices than expected, or too large a share of rows set aside."""
+    ceiling = float(TOKEN_PRICE_CEILING_USD_PER_MILLION)
+    prices = [pl.col("usd_per_million_input_tokens").cast(pl.Float64),
+              pl.col("usd_per_million_output_tokens").cast(pl.Float64)]
+    annotated = frame.with_columns(
+        pl.when((prices[0] < 0) | (prices[1] < 0)).then(pl.lit("variable_price"))
+        .when((prices[0] > ceiling) | (prices[1] > ceiling)).then(pl.lit("price_out_of_band"))
+        .otherwise(None).alias("reason")
+    )
+    accepted = annotated.filter(pl.col("reason").is_null()).drop("reason")
+    rejected = annotated.filter(pl.col("reason").is_not_null())
+    reasons = []
+    if frame.is_empty():
+        reasons.append("empty_result: the source returned no prices")
+    elif accepted.height < expectations.min_offers:
+        reasons.append(f"too_few_prices: {accepted.height} accepted, at least {expectations.min_offers} expected")
+    if frame.height and rejected.height / frame.height > expectations.max_rejected_share:
+        reasons.append(f"too_many_rejected_rows: {rejected.height} of {frame.height} rows failed the row rules "
+                       f"(more than {expectations.max_rejected_share:.0%})")
+    return IntegrityResult(accepted=accepted, rejected=rejected, result_reasons=reasons)

@@ -99,8 +99,9 @@ def load_run(
     checked: IntegrityResult | None,
     table: str = "raw.offers",
 ) -> IngestRecord:
-    """Write one source-run: its landed documents, the accepted rows into `table` (raw.offers or raw.fx_rates; only
-    when the result passed its check), the quarantined rows / result with their reasons, and the ingest_runs row.
+    """Write one source-run: its landed documents, the accepted rows into `table` (raw.offers, raw.fx_rates or
+    raw.api_token_prices; only when the result passed its check), the quarantined rows / result with their reasons,
+    and the ingest_runs row.
     `checked` is None when parsing failed. Returns the record as stored, or with status `already_*` if it was."""
     with transaction(connection):
         previous = already_ingested(connection, record.run_id, record.parser_version)
@@ -145,7 +146,8 @@ def _insert_quarantine(connection, record: IngestRecord, integrity: IntegrityRes
         for reason in integrity.result_reasons
     ]
     detail_columns = [c for c in ("offer_id", "raw_gpu_name", "gpu_id", "pricing_type", "price", "currency",
-                                  "price_per_unit", "region", "landing_ref") if c in integrity.rejected.columns]
+                                  "price_per_unit", "region", "model_slug", "usd_per_million_input_tokens",
+                                  "usd_per_million_output_tokens", "landing_ref") if c in integrity.rejected.columns]
     for offer in integrity.rejected.select([*detail_columns, "reason"]).iter_rows(named=True):
         reason = offer.pop("reason")
         detail = json.dumps(offer, default=str)

@@ -1,5 +1,5 @@
 """Parser records -> the canonical frame (polars) of their raw table: offers (with the exact price per GPU-hour or
-per card, in the offer's own currency) and exchange rates.
+per card, in the offer's own currency), exchange rates, and per-token API prices (per million tokens).
 
 Money never goes through floats: per-unit figures are computed with Fractions from the Decimal price and the
 (possibly fractional) GPU count, then rounded once, half-even, to 6 decimals. Conversion to USD happens in one place,
@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import polars as pl
 
-from scrapers.base import PRICE_UNITS, PRICING_TYPES, FxRate, Offer
+from scrapers.base import PRICE_UNITS, PRICING_TYPES, FxRate, Offer, TokenPrice
 from warehouse.landing import LandedRun
 
 HOURS_PER_YEAR = 8760  # cloud reservations are billed on 365-day years of 24 hours
@@ -153,3 +153,41 @@ def normalize_rates(rates: list[FxRate], run: LandedRun, parser_version: int) ->
         },
         schema=RATE_SCHEMA,
     )
+
+
+TOKENS_PER_MILLION = 1_000_000
+PER_MILLION_QUANTUM = Decimal("0.000000000001")  # raw.api_token_prices keeps 12 decimals of a USD per million tokens
+TOKEN_PRICE_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String, "parser_version": pl.Int32, "observed_at": pl.Datetime("us", "UTC"), "source": pl.String,
+    "provider": pl.String, "model_slug": pl.String, "usd_per_million_input_tokens": pl.Decimal(24, 12),
+    "usd_per_million_output_tokens": pl.Decimal(24, 12), "context_length": pl.Int32, "landing_ref": pl.String,
+    "is_synthetic": pl.Boolean,
+}
+
+
+def per_million_tokens(usd_per_token: Decimal) -> Decimal:
+    """USD per token -> USD per million tokens, exactly (rounded once, half-even, past the 12th decimal)."""
+    with decimal.localcontext() as context:
+        context.prec = 50
+        return (usd_per_token * TOKENS_PER_MILLION).quantize(PER_MILLION_QUANTUM, decimal.ROUND_HALF_EVEN)
+
+
+def normalize_token_prices(prices: list[TokenPrice], run: LandedRun, parser_version: int) -> pl.DataFrame:
+    """The per-token API prices of one source-run as one frame, per million tokens (a model listed twice is kept once)."""
+    frame = pl.DataFrame(
+        {
+            "run_id": [run.run_id] * len(prices),
+            "parser_version": [parser_version] * len(prices),
+            "observed_at": [run.observed_at] * len(prices),
+            "source": [price.source for price in prices],
+            "provider": [price.provider for price in prices],
+            "model_slug": [price.model_slug for price in prices],
+            "usd_per_million_input_tokens": [per_million_tokens(price.usd_per_input_token) for price in prices],
+            "usd_per_million_output_tokens": [per_million_tokens(price.usd_per_output_token) for price in prices],
+            "context_length": [price.context_length for price in prices],
+            "landing_ref": [run.landing_ref(price.document_index) for price in prices],
+            "is_synthetic": [run.is_synthetic] * len(prices),
+        },
+        schema=TOKEN_PRICE_SCHEMA,
+    )
+    return frame.unique(subset=["source", "provider", "model_slug"], keep="first", maintain_order=True)

@@ -1,6 +1,7 @@
 """The DuckDB schema of the raw layer. dbt owns staging / intermediate / marts; Python owns `raw`.
 
-raw.offers and raw.fx_rates are append-only: rows are inserted once per (run_id, parser_version) and never updated or deleted.
+raw.offers, raw.fx_rates and raw.api_token_prices are append-only: rows are inserted once per (run_id,
+parser_version) and never updated or deleted.
 A re-parse after a parser fix adds a new parser_version beside the old rows; staging reads the newest.
 """
 
@@ -21,7 +22,7 @@ RAW_TABLES = {
         documents_fetched INTEGER NOT NULL,
         bytes_fetched     BIGINT NOT NULL,
         rows_parsed       INTEGER NOT NULL,     -- records the parser returned: offers, or exchange rates (ECB)
-        rows_loaded       INTEGER NOT NULL,     -- of those, loaded into raw.offers / raw.fx_rates
+        rows_loaded       INTEGER NOT NULL,     -- of those, loaded into raw.offers / raw.fx_rates / raw.api_token_prices
         rows_rejected     INTEGER NOT NULL,     -- rows quarantined one by one (e.g. a $0 price)
         error             VARCHAR,              -- why the run failed or was quarantined
         landing_path      VARCHAR,              -- relative to the data home
@@ -86,6 +87,19 @@ RAW_TABLES = {
         rate            DECIMAL(18, 8) NOT NULL, -- units of quote_currency per 1 base_currency, as published
         landing_ref     VARCHAR NOT NULL,
         is_synthetic    BOOLEAN NOT NULL
+    """,
+    "raw.api_token_prices": """
+        run_id                         VARCHAR NOT NULL,
+        parser_version                 INTEGER NOT NULL,
+        observed_at                    TIMESTAMPTZ NOT NULL,
+        source                         VARCHAR NOT NULL,   -- the price list (openrouter)
+        provider                       VARCHAR NOT NULL,   -- who sells the API access at this price
+        model_slug                     VARCHAR NOT NULL,   -- the model as the price list names it
+        usd_per_million_input_tokens   DECIMAL(24, 12) NOT NULL,  -- prompt tokens; 0 = a free tier
+        usd_per_million_output_tokens  DECIMAL(24, 12) NOT NULL,  -- completion tokens
+        context_length                 INTEGER,
+        landing_ref                    VARCHAR NOT NULL,
+        is_synthetic                   BOOLEAN NOT NULL
     """,
     "raw.quarantine": """
         run_id          VARCHAR NOT NULL,

@@ -15,6 +15,8 @@ from config.settings import alerts_path
 MARKETS = {  # market -> (channel, pricing_type, price_per) in marts.gpu_prices_daily
     "on_demand": ("cloud", "on_demand", "gpu_hour"),
     "spot": ("cloud", "spot", "gpu_hour"),
+    "marketplace_on_demand": ("marketplace", "on_demand", "gpu_hour"),  # peer-to-peer asks (vast, tensordock...)
+    "marketplace_spot": ("marketplace", "spot", "gpu_hour"),
     "retail_new": ("retail_new", "purchase", "card"),
     "retail_used": ("retail_used", "purchase", "card"),
 }
@@ -57,7 +59,7 @@ class Rule:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
 
     def describe(self) -> str:
-        what = {"below": f"at or below {self.price} {self.currency}", "good_deal": "a good deal",
+        what = {"below": f"at or below {self.price} {self.currency}", "good_deal": "the buy signal says buy",
                 "drop": f"{self.percent}% under its 7-day median", "new_low": "a new lowest price"}[self.condition]
         return f"{self.gpu} {self.market.replace('_', ' ')}: {what}"
 

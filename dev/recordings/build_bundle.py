@@ -21,6 +21,7 @@ import uuid
 from pathlib import Path
 
 from dev.recordings.build_providers import (
+    api_price_recordings,
     ecb_recordings,
     fixture_recordings,
     skypilot_reconstructions,
@@ -148,6 +149,7 @@ def main() -> None:
     recordings.extend(skypilot_v8_recordings())
     recordings.extend(fixture_recordings())
     recordings.extend(ecb_recordings())
+    recordings.extend(api_price_recordings())
 
     recordings.extend(retail_recordings(recording))
     recordings.sort(key=lambda r: (r["recorded_at"], r["source"]))

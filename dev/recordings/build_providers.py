@@ -19,9 +19,12 @@ from decimal import Decimal
 from dev.recordings.common import FIXTURES, REPLAY_START, recording
 from dev.recordings.common import RECORDINGS as HERE
 from scrapers.cloud import (
+    akash,
     aws,
     cudo,
+    digitalocean,
     gcp,
+    hotaisle,
     jarvislabs,
     lambda_cloud,
     oci,
@@ -32,7 +35,9 @@ from scrapers.cloud import (
     verda,
     vultr,
 )
+from scrapers.inference_api import openrouter
 from scrapers.reference.ecb import DAILY_URL
+from scrapers.replay import OFFLINE_PLACEHOLDER_KEY
 
 
 def _write(relative: str, payload: object) -> str:
@@ -93,7 +98,44 @@ def fixture_recordings() -> list[dict]:
             url: _write(f"aws/synthetic_documented_format_{region}_index.json", offer_file)
             for region, url, offer_file in _aws_offer_files()}),
          "overrides": {"regions": list(_AWS_REGION_FACTOR)}},  # the regions recorded (the source reads them all)
+    ] + direct_provider_recordings()
+
+
+def direct_provider_recordings() -> list[dict]:
+    """Issue 19's direct providers: DigitalOcean and Hot Aisle from documented examples, Akash from a real capture."""
+    digitalocean_example = _fixture("digitalocean", "documented_example_godo_sizes_list.json")
+    hotaisle_example = _fixture("hotaisle", "documented_example_gpuhunt_available_vms.json")
+    akash_capture = _fixture("akash", "akash_gpu_prices_capture_2026-09-28_h100.json")
+    return [
+        recording("digitalocean", "synthetic", "DigitalOcean's Go client (godo) test payload of GET /v2/sizes "
+                  "(documented example, values may be invented)", {
+                      digitalocean.API_URL: _write("digitalocean/documented_example_godo_sizes_list.json",
+                                                   digitalocean_example)}),
+        # offline, the team handle is the replay's placeholder credential (scrapers.replay)
+        recording("hotaisle", "synthetic", "gpuhunt test payload of the available-VMs list (shape exact, values may "
+                  "be invented)", {
+                      hotaisle.available_url(OFFLINE_PLACEHOLDER_KEY): _write(
+                          "hotaisle/documented_example_gpuhunt_available_vms.json", hotaisle_example)}),
+        recording("akash", "stale_capture", "REAL /v1/gpu-prices?debug=true response saved 2026-09-28 (H100 only; "
+                  "Rehgud/GWDC2026@d1666ff1 prices/akash-snapshot.json), replayed on every day", {
+                      akash.API_URL: _write("akash/stale_capture_2026-09-28_gpu_prices_h100.json", akash_capture)}),
     ]
+
+
+OPENROUTER_FIXTURE = "openrouter_models_capture_2026-04_cut_28_entries.json"
+
+
+def api_price_recordings() -> list[dict]:
+    """OpenRouter's model list: 28 whole entries of a real saved response (tests/fixtures/PROVENANCE.md), a `jq -c
+    '.data | sort_by(.id)'` snapshot, put back byte for byte into the API's `{"data": ...}` envelope."""
+    entries = (FIXTURES / "openrouter" / OPENROUTER_FIXTURE).read_bytes().rstrip(b"\n")
+    relative = "openrouter/stale_capture_2026-04_models_28_entries.json"
+    (HERE / relative).parent.mkdir(parents=True, exist_ok=True)
+    (HERE / relative).write_bytes(b'{"data":' + entries + b"}\n")
+    return [recording("openrouter", "stale_capture",
+                      "skissue/gptel-openrouter-models@0083ca15 openrouter-models.json: 28 whole entries of a REAL "
+                      "/api/v1/models snapshot (fetched on or after 2026-04-13) in the API's envelope; every day",
+                      {openrouter.MODELS_URL: relative})]
 
 
 # AWS: no real GPU offer file exists in our samples. These made-up prices (USD per instance-hour, roughly the list

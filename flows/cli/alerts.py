@@ -10,6 +10,7 @@ import duckdb
 from analytics.alerts.delivery import deliver
 from analytics.alerts.engine import evaluate, fired_events, gpu_of, latest_price_date
 from analytics.alerts.rules import (
+    MARKETS,
     Rule,
     RuleError,
     add_rule,
@@ -85,11 +86,11 @@ def register(commands) -> None:
     alerts.add_argument("action", choices=list(ACTIONS))
     alerts.add_argument("name", nargs="?", help="add/remove: the rule's name")
     alerts.add_argument("--gpu", help="add: a canonical GPU id or any alias (H100-80GB, RTX 4090...)")
-    alerts.add_argument("--market", choices=["on_demand", "spot", "retail_new", "retail_used"], default="on_demand")
+    alerts.add_argument("--market", choices=list(MARKETS), default="on_demand")
     alerts.add_argument("--below", help="add: fire at or below this price (per GPU-hour or per card)")
     alerts.add_argument("--currency", default="USD", help="add: the --below price's currency (converted each day)")
     alerts.add_argument("--drop", help="add: fire at this percent under the trailing 7-day median")
-    alerts.add_argument("--good-deal", action="store_true", help="add: fire on the mart's good-deal flag")
+    alerts.add_argument("--good-deal", action="store_true", help="add: fire when the backtested buy signal says buy (analytics/buy_signal.py)")
     alerts.add_argument("--new-low", action="store_true", help="add: fire on a new lowest price ever")
     alerts.add_argument("--date", help="check: the day to evaluate (default: the latest day in the marts)")
     alerts.set_defaults(func=cmd_alerts)

@@ -15,7 +15,7 @@ from dashboards.serve import serve
 from flows.cli.common import json_default, one_line, print_json_line
 from warehouse import db
 from warehouse.build import build as dbt_build
-from warehouse.docs import schema_markdown, sources_markdown
+from warehouse.docs import schema_markdown, sources_markdown, sources_test_data_markdown
 from warehouse.imports import FORMATS, MARKETS, ImportFileError, import_prices
 from warehouse.quotes import QuoteFileError, load_quotes
 from warehouse.status import render, status
@@ -64,7 +64,7 @@ def cmd_schema(args) -> int:
 
 
 def cmd_sources(args) -> int:
-    print(sources_markdown())
+    print(sources_test_data_markdown() if args.test_data else sources_markdown())
     return 0
 
 
@@ -123,7 +123,10 @@ def register(commands) -> None:
     status_command.set_defaults(func=cmd_status)
 
     commands.add_parser("schema", help="print the warehouse schema (Markdown)").set_defaults(func=cmd_schema)
-    commands.add_parser("sources", help="print the source table (Markdown)").set_defaults(func=cmd_sources)
+    sources = commands.add_parser("sources", help="print the source table (Markdown)")
+    sources.add_argument("--test-data", action="store_true", help="the README's table: where each source's offline "
+                                                                   "test data came from")
+    sources.set_defaults(func=cmd_sources)
     commands.add_parser("settings", help="print every GPUPRICES_* setting (Markdown)").set_defaults(func=cmd_settings)
 
     quotes = commands.add_parser("quotes", help="broker and reseller quotes: load a CSV")

@@ -4,6 +4,7 @@
 -- The offers the market figures are computed from, one USD price per unit each:
 --   * rentals only when the price is complete (GPU-only SKUs that need a VM on top are left out), per GPU-hour;
 --   * retail cards in stock, per card, with the channel split by condition (new vs used/refurbished/open box);
+--   * an aggregator's copy of a provider's offer (`via`) only where no source lists that provider directly;
 --   * one source per provider, GPU, pricing type and instance family (macros/instance_family.sql), so a provider
 --     seen by two sources (its own API and a catalog that copies it) counts once, while the families only one of
 --     them lists stay: a real capture beats a reconstructed or synthetic one, the provider's own API beats a catalog.
@@ -41,9 +42,17 @@ complete as (
       )
 ),
 
+-- an aggregator's row (via shadeform, primeintellect...) counts only where no source lists the provider directly
+-- for that GPU and pricing type that day: the same machine seen twice is one offer (both stay in the by-source mart)
+direct_or_only_via as (
+    select *
+    from complete
+    qualify via is null or not bool_or(via is null) over (partition by price_date, provider, gpu_id, pricing_type)
+),
+
 source_families as (
     select price_date, provider, gpu_id, pricing_type, instance_family, source, bool_or(is_synthetic) as is_synthetic
-    from complete
+    from direct_or_only_via
     group by all
 ),
 
@@ -57,5 +66,5 @@ preferred_sources as (
 )
 
 select complete.*
-from complete
+from direct_or_only_via as complete
 inner join preferred_sources using (price_date, provider, gpu_id, pricing_type, instance_family, source)

@@ -69,7 +69,7 @@ converted as (
             as price_usd,
         -- the one USD conversion, USD included (rows loaded before price_per_unit existed have only the USD figure
         -- their load computed)
-        case when current_parse.channel = 'cloud' then
+        case when current_parse.channel in ('cloud', 'marketplace') then
             {{ usd_at_fx_rate('current_parse.price_per_unit', 'current_parse.currency', 'current_parse.price_date',
                               usd_amount='coalesce(current_parse.price_per_unit, current_parse.price_per_gpu_hour_usd)',
                               fx='rate_of_day', as_type='decimal(18, 6)') }}

@@ -40,8 +40,10 @@ windowed as (
         count(*) over ever as days_observed,
         count(price_index) over trailing_90d as trend_points,
         day_number - min(day_number) over trailing_90d as trend_span_days,
-        regr_slope(ln(price_index), day_number) over trailing_90d as log_price_slope_per_day,
-        regr_slope(ln(price_index), day_number) over trailing_365d as log_price_slope_per_day_365d
+        -- rounded: a window's float sums come out in a different order from one build to the next, and an
+        -- incremental build must give the figures a full rebuild gives
+        round(regr_slope(ln(price_index), day_number) over trailing_90d, 12) as log_price_slope_per_day,
+        round(regr_slope(ln(price_index), day_number) over trailing_365d, 12) as log_price_slope_per_day_365d
     from prices
     -- each window spelled out in full: DuckDB does not carry a partition through a named base window
     window

@@ -28,6 +28,7 @@ aggregated as (
         channel,
         provider,
         source,
+        via,
         pricing_type,
         includes_host_vm,
         price_per,

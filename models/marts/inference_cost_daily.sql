@@ -7,6 +7,8 @@
 -- stated prompt per request, decode steps that read the weights the batch needs (for a mixture of experts, the
 -- experts its tokens route to) and the KV cache, and dollars per million input and output tokens at that day's
 -- rental prices. FP8 weights only on GPUs with FP8 tensor cores; INT4 is weight-only quantization computed in 16-bit.
+-- Beside it, the cheapest API price of the same model that day (api_cheapest_*), to compare renting with paying
+-- per token.
 with reference_models as (
     select * from {{ ref('reference_models') }}
 ),
@@ -97,6 +99,25 @@ stepped as (
     from batched
 ),
 
+-- the cheapest paid API price of the same model that day (marts.inference_api_prices_daily), beside the self-hosted
+-- cost: the lowest output price, with its input price and seller; a free tier is no price to buy capacity at
+api_cheapest as (
+    select
+        price_date,
+        model_id,
+        usd_per_million_input_tokens as api_cheapest_usd_per_million_input_tokens,
+        usd_per_million_output_tokens as api_cheapest_usd_per_million_output_tokens,
+        provider as api_cheapest_provider,
+        model_slug as api_cheapest_model_slug,
+        is_synthetic as api_is_synthetic
+    from {{ ref('inference_api_prices_daily') }}
+    where model_id is not null and not is_free and {{ rebuilt_days_filter('price_date') }}
+    qualify row_number() over (
+        partition by price_date, model_id
+        order by usd_per_million_output_tokens, usd_per_million_input_tokens, provider, model_slug
+    ) = 1
+),
+
 throughput as (
     select
         *,
@@ -136,5 +157,11 @@ select
         as usd_per_million_input_tokens_spot_cheapest,
     formulas.usd_per_million_tokens(spot_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
         as usd_per_million_output_tokens_spot_cheapest,
-    is_synthetic
+    is_synthetic,
+    api_cheapest.api_cheapest_usd_per_million_input_tokens,
+    api_cheapest.api_cheapest_usd_per_million_output_tokens,
+    api_cheapest.api_cheapest_provider,
+    api_cheapest.api_cheapest_model_slug,
+    api_cheapest.api_is_synthetic
 from throughput
+left join api_cheapest using (price_date, model_id)

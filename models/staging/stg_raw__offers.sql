@@ -4,6 +4,10 @@ with source as (
     select * from {{ source('raw', 'offers') }}
 ),
 
+marketplaces as (
+    select provider from {{ ref('marketplace_providers') }}
+),
+
 renamed as (
     select
         run_id,
@@ -11,8 +15,16 @@ renamed as (
         observed_at,
         cast(timezone('UTC', observed_at) as date) as price_date,
         source,
-        channel,
+        -- a peer-to-peer marketplace's rentals are per-machine asks, not list prices: their own channel
+        case
+            when channel = 'cloud'
+                and (provider in (select provider from marketplaces) or seller_type = 'community_cloud')
+                then 'marketplace'
+            else channel
+        end as channel,
         provider,
+        via,
+        interconnect,
         offer_id,
         title,
         raw_gpu_name,

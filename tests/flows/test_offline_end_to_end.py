@@ -105,6 +105,10 @@ def test_generated_docs_match_the_real_warehouse_and_the_code(warehouse):
         generated = gpuprices(warehouse, command).stdout.strip()
         assert generated_block(document, command) == generated, \
             f"docs/{document} drifted: paste `gpuprices {command}` between its markers"
+    readme = (ROOT / "README.md").read_text()
+    found = re.search(r"<!-- sources-test-data:start -->\n(.*?)\n<!-- sources-test-data:end -->", readme, re.S)
+    assert found and found.group(1).strip() == gpuprices(warehouse, "sources", "--test-data").stdout.strip(), \
+        "README.md's source table drifted: paste `gpuprices sources --test-data` between its markers"
 
 
 # -- analytics marts and the estimator, on the same warehouse ----------------------------------------------------------
@@ -150,6 +154,9 @@ SYNTHETIC_INPUTS = {
     "inference_cost_daily": """
         select m.is_synthetic, r.is_synthetic as expected from marts.inference_cost_daily m
         join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)""",
+    "inference_api_prices_daily": """
+        select m.is_synthetic, p.is_synthetic as expected from marts.inference_api_prices_daily m
+        join staging.stg_raw__api_token_prices p using (source, provider, model_slug, observed_at)""",
     "rent_vs_buy": """
         select m.is_synthetic, r.is_synthetic or b.is_synthetic as expected from marts.rent_vs_buy m
         join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)
@@ -181,7 +188,9 @@ def test_observed_prices_stay_exact_decimals_up_to_the_marts(warehouse):
                 ("marts.gpu_prices_daily", "median_price_usd"),
                 ("marts.gpu_prices_by_source_daily", "median_price_per_gpu_hour_usd"),
                 ("marts.buy_signals", "price_usd"), ("marts.buy_signals", "trailing_30d_median_usd"),
-                ("marts.rent_vs_buy", "purchase_price_usd"), ("marts.training_cost_daily", "purchase_price_usd")]
+                ("marts.rent_vs_buy", "purchase_price_usd"), ("marts.training_cost_daily", "purchase_price_usd"),
+                ("marts.inference_api_prices_daily", "usd_per_million_output_tokens"),
+                ("marts.inference_cost_daily", "api_cheapest_usd_per_million_output_tokens")]
     inexact = {column: types[column] for column in observed if not types[column].startswith("DECIMAL")}
     assert not inexact, inexact
     # and the median of an even number of offers is the exact midpoint
@@ -569,3 +578,31 @@ def test_imported_history_is_history_like_any_other_and_the_buy_signal_is_backte
     every_source = json.loads(gpuprices(warehouse, "backtest", "--json").stdout)["overall"]["signal"]
     overview = (warehouse / "site" / "index.html").read_text()
     assert f"{every_source['share_of_oracle']:.0%}" in overview.split("Buy signals today")[1][:1500]
+
+
+def test_thirty_rental_providers_marketplaces_apart_and_aggregator_copies_counted_once(warehouse, monkeypatch):
+    recordings = json.loads((ROOT / "recordings" / "index.json").read_text())["recordings"]
+    real = {r["source"] for r in recordings if r["data_origin"] in ("captured", "stale_capture")}
+    providers = [{**row, "real_capture": row["source"] in real} for row in sql_rows(warehouse, """
+        select distinct channel, provider, source from marts.gpu_prices_by_source_daily
+        where channel in ('cloud', 'marketplace')""")]
+    assert len({row["provider"] for row in providers}) >= 30
+    assert len({row["provider"] for row in providers if row["real_capture"]}) >= 10
+    # peer-to-peer asks are their own channel, in the marts (raw keeps what the parser said)
+    marketplace = {row["provider"] for row in providers if row["channel"] == "marketplace"}
+    assert {"vast", "tensordock", "lium"} <= marketplace and "lambda" not in marketplace
+    assert sql_rows(warehouse, "select count(*) as n from raw.offers where channel = 'marketplace'")[0]["n"] == 0
+    # an aggregator's copy of a provider a direct source lists never reaches the market figures
+    doubled = sql_rows(warehouse, """
+        select count(*) as n from intermediate.int_offers__market_daily as market
+        where via is not null and exists (
+            select 1 from intermediate.int_offers__market_daily as direct
+            where direct.via is null and direct.price_date = market.price_date and direct.provider = market.provider
+              and direct.gpu_id = market.gpu_id and direct.pricing_type = market.pricing_type)""")
+    assert doubled[0]["n"] == 0
+    assert sql_rows(warehouse, "select count(*) as n from marts.gpu_prices_by_source_daily where via = 'shadeform'"
+                    )[0]["n"] > 0  # both kept where analysts compare sources
+    # the cheapest-rental headline takes marketplace asks or leaves them out, as the user says
+    monkeypatch.setenv("GPUPRICES_HEADLINE_MARKETPLACES", "0")
+    clouds_only = dashboard_data.load(warehouse / "gpuprices.duckdb")
+    assert clouds_only.rent_best and {r["channel"] for r in clouds_only.rent_best} == {"cloud"}

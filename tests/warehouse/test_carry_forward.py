@@ -64,7 +64,7 @@ def daily_figures() -> dict:
         markets = connection.execute("""
             SELECT price_date, gpu_id, pricing_type, min_price_usd, median_price_usd, offer_count,
                    carried_forward_offer_count
-            FROM marts.gpu_prices_daily WHERE channel = 'cloud' ORDER BY ALL""").fetchall()
+            FROM marts.gpu_prices_daily WHERE channel IN ('cloud', 'marketplace') ORDER BY ALL""").fetchall()
     return {"by_source": by_source, "markets": markets}
 
 
