@@ -2,10 +2,10 @@
 verdict on the GPU pages, and `alerts add --good-deal`.
 
 A series is one GPU in one market (retail_new, retail_used, on_demand, spot, reserved_1y, reserved_3y, and
-marketplace_on_demand / marketplace_spot for peer-to-peer asks), from
-marts.gpu_prices_by_source_daily: per day, the cheapest price of the day's snapshots (per card, or per GPU-hour with
-the host VM included), in USD; with `source`, that source's only. Carried-forward snapshots are left out (they are
-no observation); the days between observations carry the last price (buy_signal.daily_series).
+marketplace_on_demand / marketplace_spot for peer-to-peer asks): per day, the cheapest price (per card, or per
+GPU-hour with the host VM included) in USD, from marts.gpu_prices_daily (the market's cheapest; days whose every
+offer is a carried-forward snapshot left out, they are no observation); with `source`, that source's own, from
+marts.gpu_prices_by_source_daily. The days between observations carry the last price (buy_signal.daily_series).
 """
 
 from __future__ import annotations
@@ -18,16 +18,26 @@ import duckdb
 
 from analytics import buy_signal
 
-MARKET_SQL = ("CASE WHEN price_per = 'card' THEN CASE WHEN condition = 'new' THEN 'retail_new' ELSE 'retail_used' END "
-              "WHEN channel = 'marketplace' THEN 'marketplace_' || pricing_type ELSE pricing_type END")
-SERIES_SQL = f"""
-    SELECT gpu_id, {MARKET_SQL} AS market, price_date, min(min_price_usd) AS price_usd,
+# the market of a row of marts.gpu_prices_by_source_daily (channel cloud | marketplace | retail, with condition)
+SOURCE_MARKET_SQL = ("CASE WHEN price_per = 'card' THEN CASE WHEN condition = 'new' THEN 'retail_new' "
+                     "ELSE 'retail_used' END WHEN channel = 'marketplace' THEN 'marketplace_' || pricing_type "
+                     "ELSE pricing_type END")
+SOURCE_SERIES_SQL = f"""
+    SELECT gpu_id, {SOURCE_MARKET_SQL} AS market, price_date, min(min_price_usd) AS price_usd,
            bool_or(is_synthetic) AS is_synthetic, string_agg(DISTINCT source, ',' ORDER BY source) AS sources
     FROM marts.gpu_prices_by_source_daily
-    WHERE NOT is_carried_forward AND (price_per = 'card' OR includes_host_vm)
-      AND ($source IS NULL OR source = $source) AND ($gpu IS NULL OR gpu_id = $gpu)
-      AND ($market IS NULL OR {MARKET_SQL} = $market)
+    WHERE NOT is_carried_forward AND (price_per = 'card' OR includes_host_vm) AND source = $source
+      AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR {SOURCE_MARKET_SQL} = $market)
     GROUP BY ALL
+    ORDER BY gpu_id, market, price_date"""
+# the market of a row of marts.gpu_prices_daily (channel cloud | marketplace | retail_new | retail_used)
+MARKET_SQL = ("CASE WHEN channel LIKE 'retail_%' THEN channel WHEN channel = 'marketplace' "
+              "THEN 'marketplace_' || pricing_type ELSE pricing_type END")
+SERIES_SQL = f"""
+    SELECT gpu_id, {MARKET_SQL} AS market, price_date, min_price_usd AS price_usd, is_synthetic, sources
+    FROM marts.gpu_prices_daily
+    WHERE offer_count > carried_forward_offer_count
+      AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR {MARKET_SQL} = $market)
     ORDER BY gpu_id, market, price_date"""
 
 
@@ -48,7 +58,10 @@ class PriceSeries:
 
 def series(connection: duckdb.DuckDBPyConnection, source: str | None = None, gpu_id: str | None = None,
            market: str | None = None) -> list[PriceSeries]:
-    rows = connection.execute(SERIES_SQL, {"source": source, "gpu": gpu_id, "market": market}).fetchall()
+    if source is None:
+        rows = connection.execute(SERIES_SQL, {"gpu": gpu_id, "market": market}).fetchall()
+    else:
+        rows = connection.execute(SOURCE_SERIES_SQL, {"source": source, "gpu": gpu_id, "market": market}).fetchall()
     grouped: dict[tuple[str, str], list[tuple]] = {}
     for row in rows:
         grouped.setdefault((row[0], row[1]), []).append(row)
@@ -61,11 +74,12 @@ def series(connection: duckdb.DuckDBPyConnection, source: str | None = None, gpu
     return found
 
 
-def backtest_report(connection: duckdb.DuckDBPyConnection, window: int = 30, source: str | None = None) -> dict:
+def backtest_report(connection: duckdb.DuckDBPyConnection | None, window: int = 30, source: str | None = None,
+                    found_series: list[PriceSeries] | None = None) -> dict:
     """Every series long enough to backtest (36 days of history plus a full window), the project's signal and the
     baselines side by side: {"series": [...], "overall": {"signal": {...}, "baselines": {...}}, "skipped": [...]}."""
     results, skipped = [], []
-    for found in series(connection, source):
+    for found in found_series if found_series is not None else series(connection, source):
         if len(found.prices) < buy_signal.FIRST_DECISION_INDEX + window + 1:
             skipped.append({"gpu_id": found.gpu_id, "market": found.market, "days": len(found.prices)})
             continue
@@ -85,10 +99,11 @@ def backtest_report(connection: duckdb.DuckDBPyConnection, window: int = 30, sou
     }
 
 
-def verdicts(connection: duckdb.DuckDBPyConnection, window: int = 30) -> list[dict]:
+def verdicts(connection: duckdb.DuckDBPyConnection | None, window: int = 30,
+             found_series: list[PriceSeries] | None = None) -> list[dict]:
     """Today's verdict per series (its last day): buy now or wait, with the series' own backtested savings."""
     found_verdicts = []
-    for found in series(connection):
+    for found in found_series if found_series is not None else series(connection):
         fires = buy_signal.RULES[buy_signal.SIGNAL](found.prices)
         backtested = None
         if len(found.prices) >= buy_signal.FIRST_DECISION_INDEX + window + 1:

@@ -111,9 +111,10 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, pricing_type, price_per)
         WHERE abs(today.price_index / week_ago.week_ago_index - 1) >= 0.0005
         ORDER BY abs(today.price_index / week_ago.week_ago_index - 1) DESC LIMIT 12""", {"latest": latest})
-    verdicts = price_history.verdicts(connection)
+    every_series = price_history.series(connection)  # read once: the verdicts and the backtest share it
+    verdicts = price_history.verdicts(None, found_series=every_series)
     data.good_deals = [v for v in verdicts if v["buy_now"] and v["as_of"] == latest]
-    data.backtest = price_history.backtest_report(connection)
+    data.backtest = price_history.backtest_report(None, found_series=every_series)
     data.gpus = _gpu_pages(connection, verdicts)
     data.training_history = _rows(connection, """
         SELECT price_date, model_id, min(cost_usd_on_demand_cheapest) AS cheapest_cost_usd,

@@ -34,7 +34,7 @@ from scrapers.registry import SOURCE_IDS
 from warehouse import db
 from warehouse.integrity import IntegrityResult, check
 from warehouse.landing import LandedRun, land
-from warehouse.load import IngestRecord, already_ingested, transaction, write_runs
+from warehouse.load import IngestRecord, transaction, write_runs
 from warehouse.normalize import normalize
 from warehouse.report import utc_now
 
@@ -299,10 +299,37 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
                           offers_loaded=checked.accepted.height, already_loaded=False,
                           first_day=records[0].observed_at.date(), last_day=records[-1].observed_at.date())
     with db.connect() as connection, transaction(connection):
-        if already_ingested(connection, records[0].run_id, IMPORT_PARSER_VERSION) is not None:
+        # any day-run of these bytes in the warehouse: the file was imported (days an earlier file held are skipped)
+        if connection.execute("SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?)",
+                              [f"{landed.run_id}-d"]).fetchone()[0]:
             return ImportResult(**{**result.__dict__, "already_loaded": True, "offers_loaded": 0})
-        write_runs(connection, landed, records, checked)
-    return result
+        records, checked = _without_days_already_imported(connection, records, checked)
+        if records:
+            write_runs(connection, landed, records, checked)
+    return ImportResult(**{**result.__dict__, "days": len(records), "offers_loaded": checked.accepted.height})
+
+
+def _without_days_already_imported(connection, records: list[IngestRecord], checked: IntegrityResult
+                                   ) -> tuple[list[IngestRecord], IntegrityResult]:
+    """An offer's day that an earlier file of the same source holds stays as it was (the first import of a day
+    stands; each offer is in the daily tables once a day). Day-runs left empty are not written."""
+    source = records[0].source
+    held = connection.execute("""
+        SELECT DISTINCT cast(timezone('UTC', offers.observed_at) AS date) AS day, offers.offer_id, offers.pricing_type
+        FROM raw.offers AS offers JOIN raw.ingest_runs AS runs USING (run_id, parser_version)
+        WHERE runs.trigger = 'import' AND runs.status = 'loaded' AND offers.source = ?""", [source]).pl()
+    if held.is_empty():
+        return records, checked
+    accepted = checked.accepted.with_columns(
+        pl.col("observed_at").dt.convert_time_zone("UTC").dt.date().alias("day"))
+    accepted = accepted.join(held, on=["day", "offer_id", "pricing_type"], how="anti").drop("day")
+    loaded = dict(accepted.group_by("run_id").len().iter_rows())
+    kept = []
+    for record in records:
+        if loaded.get(record.run_id):
+            record.rows_loaded = loaded[record.run_id]
+            kept.append(record)
+    return kept, IntegrityResult(accepted=accepted, rejected=checked.rejected, result_reasons=checked.result_reasons)
 
 
 def import_bundled_histories() -> list[dict]:

@@ -2,8 +2,7 @@
     schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
 ) }}
 -- The day's snapshot of each source: the offers of its last loaded run of that UTC day (of each imported file's, for
--- `gpuprices import prices`: stg_raw__ingest_runs.snapshot_stream). A source with no loaded run
--- on a day (blocked, failed, quarantined) keeps its last good snapshot for up to `carry_forward_days` days
+-- `gpuprices import prices`: stg_raw__ingest_runs.snapshot_stream; imported days are never carried). A source with no loaded run on a day (blocked, failed, quarantined) keeps its last good snapshot for up to `carry_forward_days` days
 -- (is_carried_forward, with the snapshot's real observed_at), so a bad day of one source never reads as a price move;
 -- past the limit it is dropped. Incremental by day: a build rewrites the days that gained runs, re-parses or exchange
 -- rates since the last build and the `carry_forward_days` days after each (rebuilt_days.sql, warehouse/build.py).
@@ -16,7 +15,7 @@ with days as (
 ),
 
 last_run_of_day as (
-    select snapshot_stream, price_date, run_id
+    select snapshot_stream, price_date, run_id, trigger = 'import' as is_import
     from {{ ref('stg_raw__ingest_runs') }}
     where status = 'loaded'
       and {{ rebuilt_days_filter('price_date', lookback_days=carry_days) }}
@@ -32,6 +31,8 @@ snapshot_of_day as (
     from days
     inner join last_run_of_day
         on last_run_of_day.price_date between days.price_date - {{ carry_days }} and days.price_date
+        -- imported history is no feed that failed: its days stand alone
+        and (not last_run_of_day.is_import or last_run_of_day.price_date = days.price_date)
     qualify row_number() over (
         partition by days.price_date, last_run_of_day.snapshot_stream order by last_run_of_day.price_date desc
     ) = 1
@@ -43,15 +44,10 @@ offers as (
     {{ current_offers(rebuilt_days_filter('price_date', 'observed_at', lookback_days=carry_days)) }}
 )
 
+-- each offer once per day: a scraper's snapshot lists it once, and an import never loads an offer's day that an
+-- earlier file of the same source already holds (warehouse/imports.py)
 select
     offers.* replace (snapshot_of_day.price_date as price_date),
     snapshot_of_day.is_carried_forward
 from offers
 inner join snapshot_of_day using (run_id)
--- two imported files of one source may both price an offer on a day (an export and a later, longer one): the
--- newest observation stands (a scraper's snapshot holds each offer once already)
-qualify row_number() over (
-    partition by snapshot_of_day.price_date, offers.source, offers.offer_id, offers.pricing_type,
-        offers.includes_host_vm
-    order by snapshot_of_day.is_carried_forward, offers.observed_at desc, offers.run_id desc
-) = 1

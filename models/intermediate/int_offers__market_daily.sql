@@ -42,23 +42,27 @@ complete as (
       )
 ),
 
--- an aggregator's row (via shadeform, primeintellect...) counts only where no source lists the provider directly
+source_families as (
+    select
+        price_date, provider, gpu_id, pricing_type, instance_family, source,
+        bool_or(is_synthetic) as is_synthetic,
+        bool_or(via is not null) as is_via_aggregator
+    from complete
+    group by all
+),
+
+-- an aggregator's copy (via shadeform, primeintellect...) counts only where no source lists the provider directly
 -- for that GPU and pricing type that day: the same machine seen twice is one offer (both stay in the by-source mart)
 direct_or_only_via as (
     select *
-    from complete
-    qualify via is null or not bool_or(via is null) over (partition by price_date, provider, gpu_id, pricing_type)
-),
-
-source_families as (
-    select price_date, provider, gpu_id, pricing_type, instance_family, source, bool_or(is_synthetic) as is_synthetic
-    from direct_or_only_via
-    group by all
+    from source_families
+    qualify not is_via_aggregator
+        or not bool_or(not is_via_aggregator) over (partition by price_date, provider, gpu_id, pricing_type)
 ),
 
 preferred_sources as (
     select price_date, provider, gpu_id, pricing_type, instance_family, source
-    from source_families
+    from direct_or_only_via
     qualify row_number() over (
         partition by price_date, provider, gpu_id, pricing_type, instance_family
         order by is_synthetic, source like 'skypilot-%', source
@@ -66,5 +70,5 @@ preferred_sources as (
 )
 
 select complete.*
-from direct_or_only_via as complete
+from complete
 inner join preferred_sources using (price_date, provider, gpu_id, pricing_type, instance_family, source)

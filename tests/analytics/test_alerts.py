@@ -198,9 +198,9 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
         create table marts.gpus as select 'rtx-4090-24gb' as gpu_id;
         create table marts.buy_signals (price_date date, gpu_id varchar, channel varchar, pricing_type varchar,
             price_per varchar, price_usd decimal(18, 6), is_synthetic boolean, change_vs_previous_7d_median double);
-        create table marts.gpu_prices_by_source_daily (price_date date, gpu_id varchar, source varchar,
-            channel varchar, pricing_type varchar, price_per varchar, condition varchar, includes_host_vm boolean,
-            min_price_usd decimal(18, 6), is_synthetic boolean, is_carried_forward boolean);
+        create table marts.gpu_prices_daily (price_date date, gpu_id varchar, channel varchar, pricing_type varchar,
+            price_per varchar, min_price_usd decimal(18, 6), offer_count bigint, carried_forward_offer_count bigint,
+            sources varchar, is_synthetic boolean);
         create table intermediate.int_offers__market_daily (price_date date, gpu_id varchar, channel varchar,
             pricing_type varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
             price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean);
@@ -215,8 +215,8 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
         when = start + timedelta(days=day)
         connection.execute("insert into marts.buy_signals values (?, 'rtx-4090-24gb', 'retail_new', 'purchase', "
                            "'card', ?, false, 0.0)", [when, price])
-        connection.execute("insert into marts.gpu_prices_by_source_daily values (?, 'rtx-4090-24gb', 'shop', "
-                           "'retail', 'purchase', 'card', 'new', false, ?, false, false)", [when, price])
+        connection.execute("insert into marts.gpu_prices_daily values (?, 'rtx-4090-24gb', 'retail_new', 'purchase', "
+                           "'card', ?, 1, 0, 'shop', false)", [when, price])
         connection.execute("insert into intermediate.int_offers__market_daily values (?, 'rtx-4090-24gb', "
                            "'retail_new', 'purchase', 'card', 'shop', 'shop', 't', 'https://shop.test', ?, 'USD', ?, "
                            "false)", [when, price, price])

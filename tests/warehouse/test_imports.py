@@ -105,3 +105,17 @@ def test_a_real_keepa_history_imports_every_price_change(home):
                         "bool_or(is_synthetic), any_value(provider), any_value(gpu_id) FROM raw.offers")[0]
     assert loaded[0] == loaded[1] == result.days  # one price a day: the day's last
     assert loaded[2] > 0 and loaded[4] is False and loaded[5] == "amazon" and loaded[6] == "t4-16gb"
+
+
+def test_a_second_file_adds_only_the_days_no_earlier_file_of_the_source_holds(home, tmp_path):
+    first, second = tmp_path / "export_1.csv", tmp_path / "export_2.csv"
+    first.write_text(HEADER + "2026-01-01,Tesla T4,retail_new,1500,USD,shopx,,,\n"
+                     + "2026-01-02,Tesla T4,retail_new,1450,USD,shopx,,,\n")
+    second.write_text(HEADER + "2026-01-02,Tesla T4,retail_new,1400,USD,shopx,,,\n"  # a day the first file holds
+                      + "2026-01-03,Tesla T4,retail_new,1350,USD,shopx,,,\n")
+    import_prices(first, "shop-history")
+    added = import_prices(second, "shop-history")
+    assert (added.days, added.offers_loaded) == (1, 1)
+    assert rows(home, "SELECT observed_at::date::varchar, price::int FROM raw.offers ORDER BY 1") == [
+        ("2026-01-01", 1500), ("2026-01-02", 1450), ("2026-01-03", 1350)]
+    assert import_prices(second, "shop-history").already_loaded
