@@ -28,8 +28,7 @@ SOURCE_SERIES_SQL = f"""
     FROM marts.gpu_prices_by_source_daily
     WHERE NOT is_carried_forward AND (price_per = 'card' OR includes_host_vm) AND source = $source
       AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR {SOURCE_MARKET_SQL} = $market)
-    GROUP BY ALL
-    ORDER BY gpu_id, market, price_date"""
+    GROUP BY ALL"""
 # the market of a row of marts.gpu_prices_daily (channel cloud | marketplace | retail_new | retail_used)
 MARKET_SQL = ("CASE WHEN channel LIKE 'retail_%' THEN channel WHEN channel = 'marketplace' "
               "THEN 'marketplace_' || pricing_type ELSE pricing_type END")
@@ -37,8 +36,13 @@ SERIES_SQL = f"""
     SELECT gpu_id, {MARKET_SQL} AS market, price_date, min_price_usd AS price_usd, is_synthetic, sources
     FROM marts.gpu_prices_daily
     WHERE offer_count > carried_forward_offer_count
-      AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR {MARKET_SQL} = $market)
-    ORDER BY gpu_id, market, price_date"""
+      AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR {MARKET_SQL} = $market)"""
+# One row per series: its days and prices as lists (prices as text, read back exactly as Decimal): ~100k daily rows
+# at three years come back in a few dozen rows, fast enough for every dashboard build.
+SERIES_LISTS_SQL = """
+    SELECT gpu_id, market, list(price_date ORDER BY price_date), list(price_usd::VARCHAR ORDER BY price_date),
+           bool_or(is_synthetic), string_agg(sources, ',')
+    FROM ({rows}) GROUP BY ALL ORDER BY gpu_id, market"""
 
 
 @dataclass
@@ -58,19 +62,14 @@ class PriceSeries:
 
 def series(connection: duckdb.DuckDBPyConnection, source: str | None = None, gpu_id: str | None = None,
            market: str | None = None) -> list[PriceSeries]:
-    if source is None:
-        rows = connection.execute(SERIES_SQL, {"gpu": gpu_id, "market": market}).fetchall()
-    else:
-        rows = connection.execute(SOURCE_SERIES_SQL, {"source": source, "gpu": gpu_id, "market": market}).fetchall()
-    grouped: dict[tuple[str, str], list[tuple]] = {}
-    for row in rows:
-        grouped.setdefault((row[0], row[1]), []).append(row)
+    sql, parameters = (SERIES_SQL, {}) if source is None else (SOURCE_SERIES_SQL, {"source": source})
+    rows = connection.execute(SERIES_LISTS_SQL.format(rows=sql), {**parameters, "gpu": gpu_id, "market": market}
+                              ).fetchall()
     found = []
-    for (gpu, market_name), observed in grouped.items():
-        dense = buy_signal.daily_series([(row[2], row[3]) for row in observed])
-        sources = sorted({name for row in observed for name in (row[5] or "").split(",") if name})
+    for gpu, market_name, days, prices, synthetic, sources in rows:
+        dense = buy_signal.daily_series(zip(days, (Decimal(price) for price in prices), strict=True))
         found.append(PriceSeries(gpu, market_name, source, [day for day, _ in dense], [price for _, price in dense],
-                                 any(row[4] for row in observed), sources))
+                                 bool(synthetic), sorted(set((sources or "").split(",")) - {""})))
     return found
 
 
