@@ -217,6 +217,12 @@ def read_keepa_prices(body: bytes, source: str, market: str, currency: str) -> t
     return prices, problems
 
 
+def _bad_lines(heading: str, problems: list[str], shown: int = 50) -> str:
+    """The error of a file that cannot load: every bad line, one per line (the first `shown` of them)."""
+    lines = problems[:shown] + ([f"... and {len(problems) - shown} more"] if len(problems) > shown else [])
+    return heading + "\n  " + "\n  ".join(lines)
+
+
 def read_prices(body: bytes, file_format: str, source: str, market: str = "retail_new",
                 currency: str = "USD") -> list[ImportedPrice]:
     if file_format == "keepa":
@@ -224,8 +230,7 @@ def read_prices(body: bytes, file_format: str, source: str, market: str = "retai
     else:
         prices, problems = read_csv_prices(body, source)
     if problems:
-        shown = problems[:50] + ([f"... and {len(problems) - 50} more"] if len(problems) > 50 else [])
-        raise ImportFileError("nothing loaded; fix these lines:\n  " + "\n  ".join(shown))
+        raise ImportFileError(_bad_lines("nothing loaded; fix these lines:", problems))
     if not prices:
         raise ImportFileError("no prices in the file")
     return prices
@@ -289,9 +294,8 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
                          directory=path.parent, documents=[document], document_files=[path.name])
     _, _, problems = _checked_days(would_be, prices, len(body))
     if problems:
-        shown = problems[:50] + ([f"... and {len(problems) - 50} more"] if len(problems) > 50 else [])
-        raise ImportFileError("nothing loaded; these lines fail the price rules a scraped row meets:\n  "
-                              + "\n  ".join(shown))
+        raise ImportFileError(_bad_lines("nothing loaded; these lines fail the price rules a scraped row meets:",
+                                         problems))
     # the file's own last observation (not the clock) dates the landing, so the same bytes land as the same run
     landed = land(source, max(price.observed_at for price in prices), [document], "imported")
     records, checked, _ = _checked_days(landed, prices, len(body))
