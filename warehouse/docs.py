@@ -49,21 +49,34 @@ ORIGIN_WORDS = {
     "synthetic": "made up, documented format",
 }
 _HASH = re.compile(r"\b([0-9a-f]{7})[0-9a-f]{33}\b")
+_ORIGIN = re.compile(r"[\w.-]+(?:/[\w.-]+)?@[0-9a-f]{7}")
+NO_RECORDING = "none: parser tests only"
+
+
+def _short_origin(note: str) -> str:
+    """A recording's origin in a few words: its repository@commit, else the note's first clause."""
+    note = " ".join(_HASH.sub(r"\1", note).replace("NOT a capture: ", "").replace("skypilot-org/", "").split())
+    found = _ORIGIN.search(note)
+    if found:
+        return found.group(0)
+    clause = re.split(r"[(,;]", note)[0].strip()
+    return clause if len(clause) <= 40 else clause[:37].rsplit(" ", 1)[0] + "..."
 
 
 def sources_test_data_markdown() -> str:
-    """The README's source table: per source, where its offline test data came from (its last recording)."""
+    """The README's source table: per kind of offline test data, the sources whose last recording is of that kind,
+    each with the repository and commit it came from where the recording names one (details: docs/sources.md)."""
     latest: dict[str, dict] = {}
     for recording in sorted(load_recordings(), key=lambda r: r["recorded_at"]):
         latest[recording["source"]] = recording
-    lines = ["| source | offline test data | from |", "|---|---|---|"]
+    groups: dict[str, list[str]] = {words: [] for words in (*ORIGIN_WORDS.values(), NO_RECORDING)}
     for source_id in sorted(all_sources()):
         recording = latest.get(source_id)
         if recording is None:
-            lines.append(f"| `{source_id}` | none: parser tests only | |")
+            groups[NO_RECORDING].append(f"`{source_id}`")
             continue
-        note = _HASH.sub(r"\1", " ".join(recording["note"].replace("NOT a capture: ", "").split()))
-        note = "" if recording["data_origin"] == "synthetic" else note.replace("skypilot-org/", "")
-        note = note if len(note) <= 48 else note[:45].rsplit(" ", 1)[0] + "..."
-        lines.append(f"| `{source_id}` | {ORIGIN_WORDS[recording['data_origin']]} | {note} |")
+        tag = "" if recording["data_origin"] == "synthetic" else f" ({_short_origin(recording['note'])})"
+        groups[ORIGIN_WORDS[recording["data_origin"]]].append(f"`{source_id}`{tag}")
+    lines = ["| offline test data | sources (repository@commit of the data) |", "|---|---|"]
+    lines += [f"| {words} | {', '.join(sources)} |" for words, sources in groups.items() if sources]
     return "\n".join(lines)
