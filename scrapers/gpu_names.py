@@ -103,6 +103,8 @@ class _Variant:
 
 _WORDS = re.compile(r"[a-z]+|\d+")
 _MEMORY_UNITS = {"gb", "g", "gib"}
+# A word that, right after a model, names another model: "RTX A6000 Ada" is the RTX 6000 Ada, not the RTX A6000
+_OTHER_MODEL_AFTER = {"ada"}
 _IGNORED_WORDS = {"blackwell"}  # "RTX PRO 6000 Blackwell": the id and the matching leave the generation out
 _ID_MEMORY = re.compile(r"-(\d+)(gb|mb)$")
 _NAME_MEMORY = re.compile(r"\s\d+(?:\.\d+)?\s?[MG]B\b")
@@ -223,7 +225,8 @@ def find_in_catalogue(text: str) -> tuple[str, str] | None:
         for key in index.get(word.text, ()):
             end = at + len(key)
             if end <= len(words) and tuple(w.text for w in words[at:end]) == key \
-                    and (end == len(words) or not words[end].glued) and (best is None or len(key) > len(best[2])):
+                    and (end == len(words) or not (words[end].glued or words[end].text in _OTHER_MODEL_AFTER)) \
+                    and (best is None or len(key) > len(best[2])):
                 best = (at, end, key)
     if best is None:
         return None

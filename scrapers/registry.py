@@ -10,17 +10,26 @@ from scrapers.cloud.cudo import CudoCompute
 from scrapers.cloud.digitalocean import DigitalOcean
 from scrapers.cloud.gcp import GoogleCloud
 from scrapers.cloud.hotaisle import HotAisle
+from scrapers.cloud.hyperstack import Hyperstack
 from scrapers.cloud.jarvislabs import Jarvislabs
 from scrapers.cloud.lambda_cloud import LambdaCloud
+from scrapers.cloud.latitudesh import LatitudeSh
+from scrapers.cloud.linode import Linode
+from scrapers.cloud.massedcompute import MassedCompute
+from scrapers.cloud.novita import Novita
 from scrapers.cloud.oci import OracleCloud
+from scrapers.cloud.primeintellect import PrimeIntellect
 from scrapers.cloud.runpod import RunPod
+from scrapers.cloud.scaleway import Scaleway
 from scrapers.cloud.seeweb import Seeweb
 from scrapers.cloud.skypilot import SkyPilotCatalog
 from scrapers.cloud.tensordock import TensorDock
+from scrapers.cloud.thunder import ThunderCompute
 from scrapers.cloud.vast import VastMarketplace
 from scrapers.cloud.verda import Verda
 from scrapers.cloud.vultr import Vultr
 from scrapers.inference_api.openrouter import OpenRouterModels
+from scrapers.inference_api.openrouter_endpoints import OpenRouterEndpoints
 from scrapers.reference.ecb import EcbReferenceRates
 from scrapers.retail.amazon import AmazonPages
 from scrapers.retail.bestbuy import BestBuyApi, BestBuyPages
@@ -56,7 +65,8 @@ SKYPILOT_EXPECTATIONS = {
 # Direct provider sources, in README order.
 DIRECT_SOURCES = (
     AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
-    Jarvislabs, TensorDock, Seeweb, Vultr, DigitalOcean, HotAisle, AkashGpuPrices,
+    Jarvislabs, TensorDock, Seeweb, Vultr, DigitalOcean, HotAisle, AkashGpuPrices, Scaleway, Linode, PrimeIntellect,
+    Hyperstack, LatitudeSh, MassedCompute, Novita, ThunderCompute,
 )
 # Retail sources (card prices), in README order; what each fetches comes from the watch list.
 RETAIL_SOURCES = (
@@ -66,7 +76,7 @@ RETAIL_SOURCES = (
 # Reference data the prices need: the exchange rates every non-USD price is converted with.
 REFERENCE_SOURCES = (EcbReferenceRates,)
 # Per-token API prices of language models, beside the self-hosted serving cost (raw.api_token_prices).
-INFERENCE_API_SOURCES = (OpenRouterModels,)
+INFERENCE_API_SOURCES = (OpenRouterModels, OpenRouterEndpoints)
 
 
 # Every source id, in README order: the classes' own ids, then one SkyPilot catalog per cloud.

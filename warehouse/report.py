@@ -108,12 +108,12 @@ class RunReport:
             loaded = sum(r.rows_loaded for r in records)
             rejected = sum(r.rows_rejected for r in records)
             seconds = sum(sum(r.stage_seconds.values()) for r in records)
-            lines.append(f"  {source:18} {status_text:36} loaded={loaded:<7} rejected={rejected:<5} {seconds:6.2f}s{flag}")
+            lines.append(f"  {source:23} {status_text:36} loaded={loaded:<7} rejected={rejected:<5} {seconds:6.2f}s{flag}")
             errors = [r.error for r in records if r.error]
             if errors:
                 lines.append(f"      last error: {' '.join(errors[-1].split())[:300]}")
         for item in self.imports:
             outcome = (f"not imported: {item['error']}" if item["error"] else "already imported"
                        if item["already_loaded"] else f"{item['prices']} prices on {item['days']} days")
-            lines.append(f"  {item['source']:18} import {item['file']}: {outcome} [real, imported]")
+            lines.append(f"  {item['source']:23} import {item['file']}: {outcome} [real, imported]")
         return "\n".join(lines)

@@ -108,7 +108,7 @@ def render(report: dict) -> str:
         age = f"{s['age_hours']}h ago" if s["age_hours"] is not None else "never loaded"
         synthetic = "  [synthetic rows]" if s["has_synthetic_rows"] else ""
         lines.append(
-            f"  {s['source']:18} last={s['last_status']:12} at {s['last_observed_at']:%Y-%m-%d %H:%M}  "
+            f"  {s['source']:23} last={s['last_status']:12} at {s['last_observed_at']:%Y-%m-%d %H:%M}  "
             f"loaded {age}, {s['rows_in_last_load'] or 0} offers, {s['runs']} runs{synthetic}"
         )
         if s["state"] != "fresh":
@@ -118,16 +118,16 @@ def render(report: dict) -> str:
         if s.get("catalog_note"):
             lines.append(f"      catalog: {s['catalog_note'][:300]}")
     lines.append("\nQuarantined results (latest 20)")
-    lines += [f"  {q['source']:18} {q['observed_at']:%Y-%m-%d %H:%M}  {q['reason']}" for q in report["quarantined_results"]]
+    lines += [f"  {q['source']:23} {q['observed_at']:%Y-%m-%d %H:%M}  {q['reason']}" for q in report["quarantined_results"]]
     if not report["quarantined_results"]:
         lines.append("  none")
     lines.append("\nRows held back by the integrity check")
-    lines += [f"  {r['source']:18} {r['reason']:20} {r['rows']} rows" for r in report["quarantined_rows"]]
+    lines += [f"  {r['source']:23} {r['reason']:20} {r['rows']} rows" for r in report["quarantined_rows"]]
     if not report["quarantined_rows"]:
         lines.append("  none")
     lines.append("\nUnmatched GPU names (kept in raw, no gpu_id; add an alias to models/seeds/gpu_aliases.csv)")
     lines += [
-        f"  {u['source']:18} {u['raw_gpu_name']!r:32} {u['observation_count']} observations, last {u['last_seen_at']:%Y-%m-%d}"
+        f"  {u['source']:23} {u['raw_gpu_name']!r:32} {u['observation_count']} observations, last {u['last_seen_at']:%Y-%m-%d}"
         for u in report["unmatched_gpu_names"]
     ]
     if not report["unmatched_gpu_names"]:

@@ -25,17 +25,24 @@ from scrapers.cloud import (
     digitalocean,
     gcp,
     hotaisle,
+    hyperstack,
     jarvislabs,
     lambda_cloud,
+    linode,
+    massedcompute,
+    novita,
     oci,
+    primeintellect,
     runpod,
+    scaleway,
     seeweb,
     tensordock,
+    thunder,
     vast,
     verda,
     vultr,
 )
-from scrapers.inference_api import openrouter
+from scrapers.inference_api import openrouter, openrouter_endpoints
 from scrapers.reference.ecb import DAILY_URL
 from scrapers.replay import OFFLINE_PLACEHOLDER_KEY
 
@@ -119,10 +126,56 @@ def direct_provider_recordings() -> list[dict]:
         recording("akash", "stale_capture", "REAL /v1/gpu-prices?debug=true response saved 2026-09-28 (H100 only; "
                   "Rehgud/GWDC2026@d1666ff1 prices/akash-snapshot.json), replayed on every day", {
                       akash.API_URL: _write("akash/stale_capture_2026-09-28_gpu_prices_h100.json", akash_capture)}),
+    ] + more_direct_provider_recordings()
+
+
+def more_direct_provider_recordings() -> list[dict]:
+    """Issue 19's second batch: Scaleway, Linode and Prime Intellect from real captures; Hyperstack, Massed Compute,
+    Novita and Thunder Compute from documented examples. Origins: tests/fixtures/PROVENANCE.md."""
+    scaleway_page = "servers_capture_2026-08-22_fr-par-2_page1_gpu_rows.json"
+    prime_capture = _fixture("primeintellect", "availability_gpus_capture_undated_prime_cli_8_of_608.json")
+    documented = "documented example, values may be invented"
+    return [
+        # page 1 of fr-par-2 holds under 100 types, so the source asks for no page 2 (the real page 2 is a test input)
+        {**recording("scaleway", "stale_capture", "REAL fr-par-2 server types captured 2026-08-22 "
+                     "(getcomputable/gpu-index@055204ad, trimmed there to the GPU and 4 CPU types), every day", {
+                         scaleway.servers_url("fr-par-2", 1): _write(f"scaleway/stale_capture_{scaleway_page[16:]}",
+                                                                     _fixture("scaleway", scaleway_page))}),
+         "overrides": {"zones": ["fr-par-2"]}},
+        recording("linode", "stale_capture", "REAL /v4beta/linode/types response (linode/linodego@40e9d24d "
+                  "ExampleListTypes_all.yaml, RTX 6000 plans, about 2022), replayed on every day", {
+                      linode.page_url(1): _write("linode/stale_capture_linodego_list_types.json", _fixture(
+                          "linode", "linode_types_capture_undated_linodego_example_list_types.json"))}),
+        recording("primeintellect", "stale_capture", "REAL /availability/gpus page (PrimeIntellect-ai/prime@4f82c668 "
+                  "test data: 8 of 608 offers, all RunPod, date unknown); page 2 made up EMPTY to end the paging", {
+                      primeintellect.page_url(1): _write("primeintellect/stale_capture_availability_gpus_page1.json",
+                                                         prime_capture),
+                      primeintellect.page_url(2): _write("primeintellect/synthetic_empty_page2.json", {
+                          "items": [], "totalCount": prime_capture["totalCount"]})}),
+        recording("hyperstack", "synthetic", f"Hyperstack API docs' pricebook example ({documented}); the flavors "
+                  "answer is made up EMPTY (no documented example with a GPU)", {
+                      hyperstack.PRICEBOOK_URL: _write("hyperstack/documented_example_hyperstack_docs_pricebook.json",
+                                                       _fixture("hyperstack",
+                                                                "documented_example_hyperstack_docs_pricebook.json")),
+                      hyperstack.FLAVORS_URL: _write("hyperstack/synthetic_empty_flavors.json", {
+                          "status": True, "message": "synthetic: no flavors", "data": []})}),
+        recording("massedcompute", "synthetic", f"brevdev/cloud test payload of GET /api/v1/gpu-inventory "
+                  f"({documented})", {
+                      massedcompute.API_URL: _write("massedcompute/documented_example_brevdev_gpu_inventory.json",
+                                                    _fixture("massedcompute",
+                                                             "documented_example_brevdev_cloud_gpu_inventory.json"))}),
+        recording("novita", "synthetic", f"novita-sdk-python test payload of GET /gpu-instance/openapi/v1/products "
+                  f"({documented})", {
+                      novita.API_URL: _write("novita/documented_example_novita_sdk_gpu_products.json", _fixture(
+                          "novita", "documented_example_novita_sdk_python_gpu_products.json"))}),
+        recording("thunder", "synthetic", f"thunder-cli test payload of GET /v2/pricing ({documented})", {
+            thunder.API_URL: _write("thunder/documented_example_thunder_cli_v2_pricing.json", _fixture(
+                "thunder", "documented_example_thunder_cli_v2_pricing.json"))}),
     ]
 
 
 OPENROUTER_FIXTURE = "openrouter_models_capture_2026-04_cut_28_entries.json"
+OPENROUTER_ENDPOINTS_FIXTURE = "openrouter_endpoints_capture_2026-08_cut_6_models.json"
 
 
 def api_price_recordings() -> list[dict]:
@@ -132,7 +185,15 @@ def api_price_recordings() -> list[dict]:
     relative = "openrouter/stale_capture_2026-04_models_28_entries.json"
     (HERE / relative).parent.mkdir(parents=True, exist_ok=True)
     (HERE / relative).write_bytes(b'{"data":' + entries + b"}\n")
-    return [recording("openrouter", "stale_capture",
+    endpoints = json.loads((FIXTURES / "openrouter" / OPENROUTER_ENDPOINTS_FIXTURE).read_text())
+    return [{**recording("openrouter-endpoints", "stale_capture",
+                         "UbaJaz/Digital_Minds_Research@09c283e3 openrouter_endpoints.json: 6 REAL per-model "
+                         "/endpoints responses (August 2026); the replay asks for those 6 models only, every day", {
+                             openrouter_endpoints.endpoints_url(slug): _write(
+                                 f"openrouter-endpoints/stale_capture_2026-08_{slug.replace('/', '__')}.json", answer)
+                             for slug, answer in endpoints.items()}),
+             "overrides": {"model_slugs": list(endpoints)}},
+            recording("openrouter", "stale_capture",
                       "skissue/gptel-openrouter-models@0083ca15 openrouter-models.json: 28 whole entries of a REAL "
                       "/api/v1/models snapshot (fetched on or after 2026-04-13) in the API's envelope; every day",
                       {openrouter.MODELS_URL: relative})]

@@ -81,7 +81,7 @@ def cmd_fetch(args) -> int:
 def cmd_load(args) -> int:
     records = ingest_landed_runs(all_sources(), args.source, args.since, trigger=args.trigger)
     for record in records:
-        print(f"{record.source:18} {record.run_id}  {record.status}  loaded={record.rows_loaded}")
+        print(f"{record.source:23} {record.run_id}  {record.status}  loaded={record.rows_loaded}")
     print(f"{len(records)} landed run(s) ingested with the current parsers")
     return 0
 

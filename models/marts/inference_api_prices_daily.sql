@@ -67,5 +67,6 @@ select
 from snapshot_of_day
 inner join prices
     on prices.run_id = snapshot_of_day.run_id and prices.parser_version = snapshot_of_day.parser_version
+-- a price list's sources share its model names: openrouter-endpoints names models as openrouter does
 left join aliases
-    on aliases.source = prices.source and aliases.model_slug = prices.model_slug
+    on aliases.source = split_part(prices.source, '-', 1) and aliases.model_slug = prices.model_slug

@@ -124,7 +124,7 @@ SAMPLE_STATUS = {
 _AGGREGATOR_PREFIX = {"shadeform": "_", "primeintellect": "__"}  # <cloud><separator><rest of the instance name>
 _AGGREGATOR_COLUMN = {"spheron": "Provider"}
 # Names aggregators use for clouds we know under another id (the direct sources' provider ids).
-_PROVIDER_IDS = {
+PROVIDER_IDS = {
     "lambdalabs": "lambda", "crusoecloud": "crusoe", "datacrunch": "verda", "data-crunch": "verda",
     "massed-compute": "massedcompute", "spheron-ai": "spheron",
 }
@@ -200,7 +200,7 @@ class SkyPilotCatalog(Source):
     def __init__(self, cloud: str, expectations: Expectations, catalog_url: str | None = None):
         self.cloud = cloud
         self.id = f"skypilot-{cloud}"
-        self.provider = _PROVIDER_IDS.get(cloud, cloud)
+        self.provider = PROVIDER_IDS.get(cloud, cloud)
         self.description = f"SkyPilot catalog `{cloud}/vms.csv` (whole-row prices per instance-hour)"
         if cloud in _AGGREGATOR_PREFIX or cloud in _AGGREGATOR_COLUMN:
             self.description += "; an aggregator: each row under the cloud that rents it, `via` " + cloud
@@ -281,7 +281,7 @@ class SkyPilotCatalog(Source):
             named = row.get(_AGGREGATOR_COLUMN[self.cloud]) or None
         if not named:
             return self.provider, None
-        provider = _PROVIDER_IDS.get(named.lower(), named.lower())
+        provider = PROVIDER_IDS.get(named.lower(), named.lower())
         return provider, None if provider == self.provider else self.cloud
 
     def _gpu(self, row: dict, scope: str) -> tuple[str, str | None, Fraction]:

@@ -165,6 +165,14 @@ def test_a_model_name_inside_another_word_is_not_read():
     assert classify_listing("Portable Charger 10000mAh USB-C", "amazon").gpu_id is None
 
 
+def test_a_generation_word_after_a_model_names_another_model():
+    # "RTX A6000 Ada" (Hyperstack) is the RTX 6000 Ada: the RTX A6000 followed by "Ada" is not read as the A6000
+    assert resolve_gpu_id("RTX-A6000-ada") is None
+    assert resolve_gpu_id("RTX-A6000-ada", "hyperstack") == "rtx-6000-ada-48gb"
+    assert resolve_gpu_id("NVIDIA RTX A6000 48GB") == "rtx-a6000-48gb"
+    assert resolve_gpu_id("RTX 6000 Ada Generation") == "rtx-6000-ada-48gb"
+
+
 def test_what_a_person_types_still_means_the_hand_kept_part_with_the_catalogue_in_marts_gpus():
     every_id = frozenset(row["gpu_id"] for path in (*CURATED_CSVS, CATALOGUE_CSV) for row in read(path))
     typed = {"H100 SXM": "h100-sxm5-80gb",  # not the rare 96 GB catalogue variant
