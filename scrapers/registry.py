@@ -28,8 +28,10 @@ from scrapers.cloud.thunder import ThunderCompute
 from scrapers.cloud.vast import VastMarketplace
 from scrapers.cloud.verda import Verda
 from scrapers.cloud.vultr import Vultr
+from scrapers.inference_api.deepinfra import DeepInfraPricingPage
 from scrapers.inference_api.openrouter import OpenRouterModels
 from scrapers.inference_api.openrouter_endpoints import OpenRouterEndpoints
+from scrapers.inference_api.together import TogetherModels
 from scrapers.reference.ecb import EcbReferenceRates
 from scrapers.retail.amazon import AmazonPages
 from scrapers.retail.bestbuy import BestBuyApi, BestBuyPages
@@ -76,7 +78,7 @@ RETAIL_SOURCES = (
 # Reference data the prices need: the exchange rates every non-USD price is converted with.
 REFERENCE_SOURCES = (EcbReferenceRates,)
 # Per-token API prices of language models, beside the self-hosted serving cost (raw.api_token_prices).
-INFERENCE_API_SOURCES = (OpenRouterModels, OpenRouterEndpoints)
+INFERENCE_API_SOURCES = (OpenRouterModels, OpenRouterEndpoints, TogetherModels, DeepInfraPricingPage)
 
 
 # Every source id, in README order: the classes' own ids, then one SkyPilot catalog per cloud.

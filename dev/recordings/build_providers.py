@@ -42,7 +42,7 @@ from scrapers.cloud import (
     verda,
     vultr,
 )
-from scrapers.inference_api import openrouter, openrouter_endpoints
+from scrapers.inference_api import deepinfra, openrouter, openrouter_endpoints, together
 from scrapers.reference.ecb import DAILY_URL
 from scrapers.replay import OFFLINE_PLACEHOLDER_KEY
 
@@ -176,6 +176,8 @@ def more_direct_provider_recordings() -> list[dict]:
 
 OPENROUTER_FIXTURE = "openrouter_models_capture_2026-04_cut_28_entries.json"
 OPENROUTER_ENDPOINTS_FIXTURE = "openrouter_endpoints_capture_2026-08_cut_6_models.json"
+TOGETHER_FIXTURE = "together_models_capture_undated_mch_research_cut_28_entries.json"
+DEEPINFRA_FIXTURE = "deepinfra_pricing_capture_2026-08-22_gpu_index.html"
 
 
 def api_price_recordings() -> list[dict]:
@@ -186,7 +188,17 @@ def api_price_recordings() -> list[dict]:
     (HERE / relative).parent.mkdir(parents=True, exist_ok=True)
     (HERE / relative).write_bytes(b'{"data":' + entries + b"}\n")
     endpoints = json.loads((FIXTURES / "openrouter" / OPENROUTER_ENDPOINTS_FIXTURE).read_text())
-    return [{**recording("openrouter-endpoints", "stale_capture",
+    deepinfra_page = "deepinfra/stale_capture_2026-08-22_pricing_table_excerpt.html"
+    (HERE / "deepinfra").mkdir(exist_ok=True)
+    (HERE / deepinfra_page).write_bytes((FIXTURES / "deepinfra" / DEEPINFRA_FIXTURE).read_bytes())
+    return [recording("together", "stale_capture", "LaxmanNandi/MCH-Research@70bc7d5f together_models.json: 28 whole "
+                      "entries of a REAL /v1/models answer (fetched on or after 2026-01-09), every day", {
+                          together.MODELS_URL: _write("together/stale_capture_models_28_entries.json", json.loads(
+                              (FIXTURES / "together" / TOGETHER_FIXTURE).read_text()))}),
+            recording("deepinfra", "stale_capture", "getcomputable/gpu-index@055204ad deepinfra/pricing.html: the "
+                      "token-price table of a REAL copy of the page fetched 2026-08-22 (3 rows), every day",
+                      {deepinfra.PRICING_URL: deepinfra_page}),
+            {**recording("openrouter-endpoints", "stale_capture",
                          "UbaJaz/Digital_Minds_Research@09c283e3 openrouter_endpoints.json: 6 REAL per-model "
                          "/endpoints responses (August 2026); the replay asks for those 6 models only, every day", {
                              openrouter_endpoints.endpoints_url(slug): _write(
