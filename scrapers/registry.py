@@ -26,6 +26,7 @@ from scrapers.cloud.skypilot import SkyPilotCatalog
 from scrapers.cloud.tensordock import TensorDock
 from scrapers.cloud.thunder import ThunderCompute
 from scrapers.cloud.vast import VastMarketplace
+from scrapers.cloud.voltagepark import VoltagePark
 from scrapers.cloud.verda import Verda
 from scrapers.cloud.vultr import Vultr
 from scrapers.inference_api.deepinfra import DeepInfraPricingPage
@@ -68,7 +69,7 @@ SKYPILOT_EXPECTATIONS = {
 DIRECT_SOURCES = (
     AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
     Jarvislabs, TensorDock, Seeweb, Vultr, DigitalOcean, HotAisle, AkashGpuPrices, Scaleway, Linode, PrimeIntellect,
-    Hyperstack, LatitudeSh, MassedCompute, Novita, ThunderCompute,
+    Hyperstack, LatitudeSh, MassedCompute, Novita, ThunderCompute, VoltagePark,
 )
 # Retail sources (card prices), in README order; what each fetches comes from the watch list.
 RETAIL_SOURCES = (

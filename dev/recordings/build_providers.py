@@ -28,6 +28,7 @@ from scrapers.cloud import (
     hyperstack,
     jarvislabs,
     lambda_cloud,
+    latitudesh,
     linode,
     massedcompute,
     novita,
@@ -40,6 +41,7 @@ from scrapers.cloud import (
     thunder,
     vast,
     verda,
+    voltagepark,
     vultr,
 )
 from scrapers.inference_api import deepinfra, openrouter, openrouter_endpoints, together
@@ -152,6 +154,20 @@ def more_direct_provider_recordings() -> list[dict]:
                                                          prime_capture),
                       primeintellect.page_url(2): _write("primeintellect/synthetic_empty_page2.json", {
                           "items": [], "totalCount": prime_capture["totalCount"]})}),
+        recording("voltagepark", "stale_capture", "REAL bare-metal locations (2026-08-22) and instant-deploy presets "
+                  "(2026-08-25) answers (getcomputable/gpu-index@055204ad; its ids are stand-ins), every day", {
+                      voltagepark.LOCATIONS_URL: _write(
+                          "voltagepark/stale_capture_2026-08-22_bare_metal_locations.json",
+                          _fixture("voltagepark", "bare_metal_locations_capture_2026-08-22_gpu_index.json")),
+                      voltagepark.PRESETS_URL: _write(
+                          "voltagepark/stale_capture_2026-08-25_instant_deploy_presets.json",
+                          _fixture("voltagepark", "instant_deploy_presets_capture_2026-08-25_gpu_index.json")),
+                  }),
+        recording("latitudesh", "reconstructed", "NOT a capture: /plans rebuilt from the 3 GPU plan objects of a REAL "
+                  "copy of latitude.sh/pricing (2026-08-22, getcomputable/gpu-index@055204ad), values verbatim", {
+                      latitudesh.API_URL: _write("latitudesh/reconstructed_2026-08-22_plans_from_pricing_page.json",
+                                                 _fixture("latitudesh",
+                                                          "reconstructed_plans_from_pricing_page_2026-08-22.json"))}),
         recording("hyperstack", "synthetic", f"Hyperstack API docs' pricebook example ({documented}); the flavors "
                   "answer is made up EMPTY (no documented example with a GPU)", {
                       hyperstack.PRICEBOOK_URL: _write("hyperstack/documented_example_hyperstack_docs_pricebook.json",

@@ -1,12 +1,21 @@
 """RunPod GraphQL `gpuTypes` (API key): secure and community cloud, on-demand and spot, per GPU-hour.
 
-Facts (runpod-python's query and documented outputs, tests/fixtures/runpod/):
+Facts (runpod-python's query and documented outputs; a real answer of 2026-08-25 saved by getcomputable/gpu-index;
+both in tests/fixtures/runpod/):
 - `POST https://api.runpod.io/graphql` with the `gpuTypes` query returns `{data: {gpuTypes: [...]}}`;
-- `id` is NVIDIA's marketing name ("NVIDIA A100 80GB PCIe"), `displayName` the short one ("A100 80GB");
+- `id` is the GPU's full name ("NVIDIA A100 80GB PCIe", "NVIDIA H100 80GB HBM3", "AMD Instinct MI300X OAM"),
+  `displayName` the short one ("A100 80GB", "H100 SXM");
 - securePrice / communityPrice are on-demand USD per GPU-hour, secureSpotPrice / communitySpotPrice the
-  interruptible ones (`lowestPrice.minimumBidPrice` is the bid floor of the cheapest); `null` = not offered;
+  interruptible ones (`lowestPrice.minimumBidPrice` is the bid floor of the cheapest);
+- "not offered" comes two ways: `null` (the documented example) or `0` beside `secureCloud`/`communityCloud`
+  false (the real answer: A100-SXM4-40GB and RTX 3070 have securePrice 0, secureCloud false). Neither is a $0
+  offer. The cloud flag wins over a price: the real answer quotes MI300X communityPrice 0.5 with
+  communityCloud false, so no community MI300X offer is made;
+- in the real 2026-08-25 answer (asked without a key) every spot price equals the on-demand price of the same
+  cloud, and minimumBidPrice equals uninterruptablePrice: they are kept as RunPod states them;
 - secure cloud and community cloud are different products: both are kept, told apart by `region`-less offer ids
   and the `seller_type` (datacenter vs community host).
+- the query asks only for fields the real answer holds (it asked for more: stock probes, `dataCenters`);
 - `GraphQL errors` come back with HTTP 200 and an `errors` list: that is a failed fetch, not an empty catalog.
 """
 
@@ -23,8 +32,8 @@ from scrapers.parsing import field, list_field, load_json, money
 API_URL = "https://api.runpod.io/graphql"
 QUERY = """query GpuTypes {
   gpuTypes {
-    id displayName manufacturer memoryInGb maxGpuCount secureCloud communityCloud
-    securePrice communityPrice secureSpotPrice communitySpotPrice oneWeekPrice oneMonthPrice threeMonthPrice
+    id displayName memoryInGb maxGpuCount secureCloud communityCloud
+    securePrice communityPrice secureSpotPrice communitySpotPrice
     lowestPrice(input: {gpuCount: 1}) { minimumBidPrice uninterruptablePrice }
   }
 }"""
@@ -45,8 +54,8 @@ class RunPod(Source):
     hosts = ("api.runpod.io",)
     api_key_env = "RUNPOD_API_KEY"
     status = (
-        "parser tested on RunPod's documented get_gpu output; offline replay serves a response written in "
-        "that documented format (flagged synthetic)"
+        "parser tested on a real gpuTypes answer (2026-08-25, 9 of its 48 GPU types) and RunPod's documented "
+        "get_gpu output; offline replay serves a response written in that documented format (flagged synthetic)"
     )
     expectations = Expectations(frozenset({"a100-pcie-80gb"}), min_offers=2)
 
@@ -71,8 +80,8 @@ class RunPod(Source):
         offers = []
         for price_field, cloud_flag, pricing_type, seller_type in _PRICES:
             price = money(gpu.get(price_field), f"{gpu_type} {price_field}", self.id)
-            if price is None or gpu.get(cloud_flag) is False:
-                continue
+            if price is None or price == 0 or gpu.get(cloud_flag) is False:
+                continue  # not offered on that cloud / pricing type
             offers.append(
                 Offer(
                     source=self.id, channel="cloud", provider=self.provider,

@@ -6,8 +6,15 @@ Facts (vast-cli, gpuhunt, the real capture in tests/fixtures/vast/):
 - prices are USD per hour for the WHOLE offer (all `num_gpus` GPUs): `search.totalHour` = `dph_base` (GPUs + host)
   + storage at the default disk; older payloads have `dph_total` instead. `min_bid` is the interruptible floor
   (GPUs + host, without storage);
-- `gpu_ram` is MiB per GPU; `geolocation` "Ontario, CA"; `verified`, `hosting_type` (1 = datacenter),
-  `rentable` (false = taken right now: the ask is still a price, kept with in_stock = false).
+- `gpu_ram` is MiB per GPU; `geolocation` "Ontario, CA" (or ", US" with no state); `hosting_type` (1 =
+  datacenter), `rentable` (false = taken right now: the ask is still a price, kept with in_stock = false);
+- verification is the STRING `verification`: "verified", "unverified" or "deverified" (`vericode` 1/0/4). The
+  2026-08-22 answers (getcomputable/gpu-index, tests/fixtures/vast/vast_bundles_capture_2026-08-22_*) carry no
+  boolean `verified` at all, the 2025 capture carries both; the boolean is only a fallback;
+- those answers are `{offers: [...]}` only, with `dph_total` == `search.totalHour`; `min_bid` can be ABOVE the
+  on-demand ask (an H100 SXM 1/8 slice: ask 1.9348..., min_bid 2.4): kept as stated, it is vast's bid floor;
+- gpu-index asked `GET .../bundles/?q=<the same JSON filter>` (gpu_name eq, rentable eq true, type
+  on-demand, order dph_total, small limit) and reports the server clamping a page (limit 400 gave 64 offers).
 """
 
 from __future__ import annotations
@@ -31,7 +38,10 @@ class VastMarketplace(Source):
     description = "Vast.ai offer search: every marketplace offer (on-demand ask and interruptible min bid)"
     pricing_types = ("on_demand", "spot")
     hosts = ("console.vast.ai",)
-    status = "parser tested on a real 2-offer capture (2025-07-26); offline replay serves that capture (flagged synthetic: stale date)"
+    status = (
+        "parser tested on real captures (2 offers of 2025-07-26; H100 SXM and B300 books of 2026-08-22, ids "
+        "pseudonymized upstream); offline replay serves the 2025 capture (flagged synthetic: stale date)"
+    )
     # A marketplace: which GPUs are listed changes hour to hour, so no GPU is required; bands still apply.
     expectations = Expectations(frozenset(), min_offers=1)
 
@@ -59,7 +69,9 @@ class VastMarketplace(Source):
             ("on_demand", money(total, f"offer {offer_id} totalHour", self.id)),
             ("spot", money(offer.get("min_bid"), f"offer {offer_id} min_bid", self.id)),
         )
-        verified = "verified" if offer.get("verified") else "unverified"
+        verified = offer.get("verification") or ("verified" if offer.get("verified") else "unverified")
+        if not isinstance(verified, str):
+            raise ParseError(f"{self.id}: offer {offer_id} verification = {verified!r}")
         hosting = "datacenter" if offer.get("hosting_type") == 1 else "host"
         return [
             Offer(
