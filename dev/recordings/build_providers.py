@@ -193,7 +193,6 @@ def more_direct_provider_recordings() -> list[dict]:
 OPENROUTER_FIXTURE = "openrouter_models_capture_2026-04_cut_28_entries.json"
 OPENROUTER_ENDPOINTS_FIXTURE = "openrouter_endpoints_capture_2026-08_cut_6_models.json"
 TOGETHER_FIXTURE = "together_models_capture_undated_mch_research_cut_28_entries.json"
-DEEPINFRA_FIXTURE = "deepinfra_pricing_capture_2026-08-22_gpu_index.html"
 
 
 def api_price_recordings() -> list[dict]:
@@ -204,9 +203,7 @@ def api_price_recordings() -> list[dict]:
     (HERE / relative).parent.mkdir(parents=True, exist_ok=True)
     (HERE / relative).write_bytes(b'{"data":' + entries + b"}\n")
     endpoints = json.loads((FIXTURES / "openrouter" / OPENROUTER_ENDPOINTS_FIXTURE).read_text())
-    deepinfra_page = "deepinfra/stale_capture_2026-08-22_pricing_table_excerpt.html"
-    (HERE / "deepinfra").mkdir(exist_ok=True)
-    (HERE / deepinfra_page).write_bytes((FIXTURES / "deepinfra" / DEEPINFRA_FIXTURE).read_bytes())
+    deepinfra_page = "deepinfra/stale_capture_2026-08-22_pricing_table_excerpt.html"  # the real page, kept once here
     return [recording("together", "stale_capture", "LaxmanNandi/MCH-Research@70bc7d5f together_models.json: 28 whole "
                       "entries of a REAL /v1/models answer (fetched on or after 2026-01-09), every day", {
                           together.MODELS_URL: _write("together/stale_capture_models_28_entries.json", json.loads(

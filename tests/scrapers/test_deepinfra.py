@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
-from conftest import FIXTURES, raw_document
+from conftest import RECORDINGS, raw_document
 
 from scrapers.errors import ParseError
 from scrapers.http import RawDocument
@@ -18,7 +18,8 @@ from warehouse.landing import land
 from warehouse.pipeline import ingest
 
 SOURCE = DeepInfraPricingPage()
-PAGE = FIXTURES / "deepinfra" / "deepinfra_pricing_capture_2026-08-22_gpu_index.html"
+# the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
+PAGE = RECORDINGS / "deepinfra" / "stale_capture_2026-08-22_pricing_table_excerpt.html"
 HTML = PAGE.read_text()
 OBSERVED = datetime(2026, 8, 22, 12, 0, tzinfo=UTC)
 
