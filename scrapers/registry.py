@@ -6,9 +6,11 @@ from scrapers.base import Expectations, Source
 from scrapers.cloud.akash import AkashGpuPrices
 from scrapers.cloud.aws import AwsEc2
 from scrapers.cloud.azure import AzureRetailPrices
+from scrapers.cloud.civo import Civo
 from scrapers.cloud.cudo import CudoCompute
 from scrapers.cloud.digitalocean import DigitalOcean
 from scrapers.cloud.gcp import GoogleCloud
+from scrapers.cloud.gmicloud import GmiCloud
 from scrapers.cloud.hotaisle import HotAisle
 from scrapers.cloud.hyperstack import Hyperstack
 from scrapers.cloud.jarvislabs import Jarvislabs
@@ -26,8 +28,8 @@ from scrapers.cloud.skypilot import SkyPilotCatalog
 from scrapers.cloud.tensordock import TensorDock
 from scrapers.cloud.thunder import ThunderCompute
 from scrapers.cloud.vast import VastMarketplace
-from scrapers.cloud.voltagepark import VoltagePark
 from scrapers.cloud.verda import Verda
+from scrapers.cloud.voltagepark import VoltagePark
 from scrapers.cloud.vultr import Vultr
 from scrapers.inference_api.deepinfra import DeepInfraPricingPage
 from scrapers.inference_api.openrouter import OpenRouterModels
@@ -69,7 +71,7 @@ SKYPILOT_EXPECTATIONS = {
 DIRECT_SOURCES = (
     AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
     Jarvislabs, TensorDock, Seeweb, Vultr, DigitalOcean, HotAisle, AkashGpuPrices, Scaleway, Linode, PrimeIntellect,
-    Hyperstack, LatitudeSh, MassedCompute, Novita, ThunderCompute, VoltagePark,
+    Hyperstack, LatitudeSh, MassedCompute, Novita, ThunderCompute, VoltagePark, Civo, GmiCloud,
 )
 # Retail sources (card prices), in README order; what each fetches comes from the watch list.
 RETAIL_SOURCES = (

@@ -21,9 +21,11 @@ from dev.recordings.common import RECORDINGS as HERE
 from scrapers.cloud import (
     akash,
     aws,
+    civo,
     cudo,
     digitalocean,
     gcp,
+    gmicloud,
     hotaisle,
     hyperstack,
     jarvislabs,
@@ -132,8 +134,9 @@ def direct_provider_recordings() -> list[dict]:
 
 
 def more_direct_provider_recordings() -> list[dict]:
-    """Issue 19's second batch: Scaleway, Linode and Prime Intellect from real captures; Hyperstack, Massed Compute,
-    Novita and Thunder Compute from documented examples. Origins: tests/fixtures/PROVENANCE.md."""
+    """Issue 19's second batch: Scaleway, Linode, Prime Intellect, Voltage Park, Civo and GMI Cloud from real
+    captures, Latitude.sh rebuilt from its real page; Hyperstack, Massed Compute, Novita and Thunder Compute from
+    documented examples. Origins: tests/fixtures/PROVENANCE.md."""
     scaleway_page = "servers_capture_2026-08-22_fr-par-2_page1_gpu_rows.json"
     prime_capture = _fixture("primeintellect", "availability_gpus_capture_undated_prime_cli_8_of_608.json")
     documented = "documented example, values may be invented"
@@ -163,6 +166,13 @@ def more_direct_provider_recordings() -> list[dict]:
                           "voltagepark/stale_capture_2026-08-25_instant_deploy_presets.json",
                           _fixture("voltagepark", "instant_deploy_presets_capture_2026-08-25_gpu_index.json")),
                   }),
+        # real pages live once, here (the parser tests read them)
+        recording("civo", "stale_capture", "getcomputable/gpu-index@055204ad civo/pricing_excerpt.html: a REAL copy "
+                  "of civo.com/pricing (2026-08-22, the GPU section and its neighbours), every day",
+                  {civo.PRICING_URL: "civo/stale_capture_2026-08-22_pricing_page_gpu_index.html"}),
+        recording("gmicloud", "stale_capture", "getcomputable/gpu-index@055204ad gmicloud/pricing_excerpt.html: a "
+                  "REAL copy of gmicloud.ai/en/pricing (2026-08-22, trimmed there), every day",
+                  {gmicloud.PRICING_URL: "gmicloud/stale_capture_2026-08-22_pricing_page_gpu_index.html"}),
         recording("latitudesh", "reconstructed", "NOT a capture: /plans rebuilt from the 3 GPU plan objects of a REAL "
                   "copy of latitude.sh/pricing (2026-08-22, getcomputable/gpu-index@055204ad), values verbatim", {
                       latitudesh.API_URL: _write("latitudesh/reconstructed_2026-08-22_plans_from_pricing_page.json",

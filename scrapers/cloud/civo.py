@@ -44,7 +44,7 @@ TERMS = {12: "reserved_1y", 36: "reserved_3y"}
 _CAPTION = re.compile(r"^NVIDIA (.+?) GPU pricing$")
 _DETAIL = re.compile(r"^(\d+) x NVIDIA (.+)$")
 _HOURLY = re.compile(r"^(N/A|\$([\d,]+\.\d{2}))$")
-_MEMORY = re.compile(r"\b(\d+)\s*GB\b", re.I)
+_MEMORY = re.compile(r"\b(\d+)\s*GB\b", re.IGNORECASE)
 _TERM_ID = re.compile(r"^(\d+)_months$")
 
 

@@ -6,13 +6,14 @@ from collections import Counter
 from decimal import Decimal
 
 import pytest
-from conftest import FIXTURES, document, raw_document
+from conftest import RECORDINGS, document, raw_document
 
 from scrapers.cloud.civo import PRICING_URL, Civo
 from scrapers.errors import ParseError
 from warehouse.normalize import price_per_unit
 
-PAGE = "civo/civo_pricing_capture_2026-08-22_gpu_index.html"
+# the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
+PAGE = RECORDINGS / "civo" / "stale_capture_2026-08-22_pricing_page_gpu_index.html"
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def offers():
 
 
 def page_with(old: str, new: str, count: int = 1):
-    html = (FIXTURES / PAGE).read_text()
+    html = PAGE.read_text()
     assert old in html
     return raw_document(html.replace(old, new, count).encode())
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from conftest import FIXTURES, document, raw_document
+from conftest import RECORDINGS, document, raw_document
 
 from scrapers.cloud.gmicloud import GmiCloud
 from scrapers.errors import ParseError
 from warehouse.normalize import price_per_unit
 
-PAGE = "gmicloud/gmicloud_pricing_capture_2026-08-22_gpu_index.html"
+# the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
+PAGE = RECORDINGS / "gmicloud" / "stale_capture_2026-08-22_pricing_page_gpu_index.html"
 
 
 def page_with(old: str, new: str):
-    html = (FIXTURES / PAGE).read_text()
+    html = PAGE.read_text()
     assert old in html
     return raw_document(html.replace(old, new, 1).encode())
 
@@ -36,7 +37,7 @@ def test_one_offer_per_priced_card_per_gpu_hour():
 
 
 def test_the_dollar_noise_outside_the_cards_is_never_read():
-    body = (FIXTURES / PAGE).read_text()
+    body = PAGE.read_text()
     assert body.count("from $2.00") >= 4
     offers = GmiCloud().parse([document(PAGE)])
     assert [o.price for o in offers].count(Decimal("2.00")) == 1
