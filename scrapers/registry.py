@@ -7,6 +7,8 @@ from scrapers.cloud.akash import AkashGpuPrices
 from scrapers.cloud.aws import AwsEc2
 from scrapers.cloud.azure import AzureRetailPrices
 from scrapers.cloud.civo import Civo
+from scrapers.cloud.coreweave import CoreWeave
+from scrapers.cloud.crusoe import Crusoe
 from scrapers.cloud.cudo import CudoCompute
 from scrapers.cloud.digitalocean import DigitalOcean
 from scrapers.cloud.gcp import GoogleCloud
@@ -18,6 +20,7 @@ from scrapers.cloud.lambda_cloud import LambdaCloud
 from scrapers.cloud.latitudesh import LatitudeSh
 from scrapers.cloud.linode import Linode
 from scrapers.cloud.massedcompute import MassedCompute
+from scrapers.cloud.nebius import Nebius
 from scrapers.cloud.novita import Novita
 from scrapers.cloud.oci import OracleCloud
 from scrapers.cloud.primeintellect import PrimeIntellect
@@ -72,6 +75,7 @@ DIRECT_SOURCES = (
     AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
     Jarvislabs, TensorDock, Seeweb, Vultr, DigitalOcean, HotAisle, AkashGpuPrices, Scaleway, Linode, PrimeIntellect,
     Hyperstack, LatitudeSh, MassedCompute, Novita, ThunderCompute, VoltagePark, Civo, GmiCloud,
+    CoreWeave, Crusoe, Nebius,
 )
 # Retail sources (card prices), in README order; what each fetches comes from the watch list.
 RETAIL_SOURCES = (

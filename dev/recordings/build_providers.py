@@ -22,6 +22,8 @@ from scrapers.cloud import (
     akash,
     aws,
     civo,
+    coreweave,
+    crusoe,
     cudo,
     digitalocean,
     gcp,
@@ -33,6 +35,7 @@ from scrapers.cloud import (
     latitudesh,
     linode,
     massedcompute,
+    nebius,
     novita,
     oci,
     primeintellect,
@@ -67,7 +70,6 @@ def fixture_recordings() -> list[dict]:
     verda_fixture = _fixture("verda", "gpuhunt_verda_fixtures.json")
     vultr_fixture = _fixture("vultr", "gpuhunt_vultr_plans_fixture.json")
     tensordock_specs = _fixture("tensordock", "gpuhunt_tensordock_hostnode_specs_fixture.json")["fixture:specs"]
-    runpod_gpu = _fixture("runpod", "runpod_docs_get_gpu_full_output.json")
     return [
         recording("cudo", "synthetic", f"gpuhunt fixture in the machine-types envelope ({gpuhunt})", {
             cudo.API_URL: _write("cudo/gpuhunt_fixture_machine_types.json", {
@@ -96,9 +98,9 @@ def fixture_recordings() -> list[dict]:
             vultr.VCG_URL: _write("vultr/gpuhunt_fixture_vcg_plans.json", vultr_fixture["vm_instances"]),
             vultr.METAL_URL: _write("vultr/gpuhunt_fixture_metal_plans.json", vultr_fixture["bare_metal"]),
         }),
-        recording("runpod", "synthetic", "RunPod's documented get_gpu output in the GraphQL envelope", {
-            runpod.API_URL: _write("runpod/synthetic_documented_format_gpu_types.json",
-                                   {"data": {"gpuTypes": [runpod_gpu]}})}),
+        recording("runpod", "stale_capture", "getcomputable/gpu-index@5cf4f703 runpod/gputypes.json: a REAL "
+                  "gpuTypes answer of 2026-08-25 (9 of 48 GPU types, kept whole), every day", {
+                      runpod.API_URL: "runpod/stale_capture_2026-08-25_gpu_types.json"}),  # kept once, here
         recording("vast", "stale_capture", "real vast.ai offers captured 2025-07-26, replayed on every day", {
             vast.API_URL: _write("vast/stale_capture_2025-07-26_2offers.json",
                                  _fixture("vast", "vast_offers_capture_2025-07-26_2offers.json"))}),
@@ -173,6 +175,11 @@ def more_direct_provider_recordings() -> list[dict]:
         recording("gmicloud", "stale_capture", "getcomputable/gpu-index@055204ad gmicloud/pricing_excerpt.html: a "
                   "REAL copy of gmicloud.ai/en/pricing (2026-08-22, trimmed there), every day",
                   {gmicloud.PRICING_URL: "gmicloud/stale_capture_2026-08-22_pricing_page_gpu_index.html"}),
+        *[recording(source_id, "stale_capture", f"getcomputable/gpu-index@055204ad {source_id} pricing page: a "
+                    "REAL copy (2026-08-22; an excerpt holding the price tables, trimmed there), every day",
+                    {url: f"{source_id}/stale_capture_2026-08-22_pricing_page_gpu_index.html"})
+          for source_id, url in (("coreweave", coreweave.PRICING_URL), ("crusoe", crusoe.PRICING_URL),
+                                 ("nebius", nebius.PRICES_URL))],
         recording("latitudesh", "reconstructed", "NOT a capture: /plans rebuilt from the 3 GPU plan objects of a REAL "
                   "copy of latitude.sh/pricing (2026-08-22, getcomputable/gpu-index@055204ad), values verbatim", {
                       latitudesh.API_URL: _write("latitudesh/reconstructed_2026-08-22_plans_from_pricing_page.json",

@@ -53,7 +53,7 @@ _VENDORS = ("NVIDIA", "AMD")
 
 
 def _text(node) -> str:
-    return " ".join((node.text(deep=True) or "").split())
+    return " ".join((node.text(deep=True, separator=" ") or "").split())
 
 
 def _ancestor(node, tag: str):

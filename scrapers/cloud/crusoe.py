@@ -44,7 +44,7 @@ _FORM_FACTORS = {"HGX": ("SXM", "sxm"), "SXM": ("SXM", "sxm"), "PCIe": ("PCIe", 
 
 
 def _text(node) -> str:
-    return " ".join((node.text(deep=True) or "").split())
+    return " ".join((node.text(deep=True, separator=" ") or "").split())
 
 
 def gpu_raw_name(heading: str, memory: str, form_factor: str) -> tuple[str, str | None]:

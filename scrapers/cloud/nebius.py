@@ -69,8 +69,8 @@ def table_blocks(text: str, source_id: str) -> list[dict]:
     for marker in BLOCK_MARKERS:
         start = text.find(marker)
         while start != -1:
-            plain = unescape_string(text, start) if marker.startswith('{\\"') else text[start:]
             try:
+                plain = unescape_string(text, start) if marker.startswith('{\\"') else text[start:]
                 block, _end = decoder.raw_decode(plain)
             except (json.JSONDecodeError, ValueError) as error:
                 raise ParseError(f"{source_id}: a price table block is not JSON ({error})") from None
@@ -114,9 +114,10 @@ class Nebius(Source):
     def _page(self, text: str, index: int) -> list[Offer]:
         tables = []
         for block in table_blocks(text, self.id):
-            content = (block.get("table") or {}).get("content") if isinstance(block, dict) else None
-            if not isinstance(content, list) or not content or not isinstance(content[0], list):
-                raise ParseError(f"{self.id}: table block {block.get('title')!r} has no table.content rows")
+            table = block.get("table") if isinstance(block, dict) else None
+            content = table.get("content") if isinstance(table, dict) else None
+            if not isinstance(content, list) or not content or not isinstance(content[0], list) or not content[0]:
+                raise ParseError(f"{self.id}: a price table block has no table.content rows")
             if any(str(column).endswith(GPU_HOUR) for column in content[0]):
                 tables.append((str(block.get("title") or ""), content))
         if not tables:

@@ -55,9 +55,10 @@ class RunPod(Source):
     api_key_env = "RUNPOD_API_KEY"
     status = (
         "parser tested on a real gpuTypes answer (2026-08-25, 9 of its 48 GPU types) and RunPod's documented "
-        "get_gpu output; offline replay serves a response written in that documented format (flagged synthetic)"
+        "get_gpu output; offline replay serves the real answer (undated replay: flagged synthetic)"
     )
-    expectations = Expectations(frozenset({"a100-pcie-80gb"}), min_offers=2)
+    # GPUs RunPod has listed in every answer we hold (the real 2026 one is cut to 9 types)
+    expectations = Expectations(frozenset({"h100-sxm5-80gb", "rtx-4090-24gb"}), min_offers=10)
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         headers = self.bearer_headers()

@@ -8,9 +8,10 @@ Facts (vast-cli, gpuhunt, the real capture in tests/fixtures/vast/):
   (GPUs + host, without storage);
 - `gpu_ram` is MiB per GPU; `geolocation` "Ontario, CA" (or ", US" with no state); `hosting_type` (1 =
   datacenter), `rentable` (false = taken right now: the ask is still a price, kept with in_stock = false);
-- verification is the STRING `verification`: "verified", "unverified" or "deverified" (`vericode` 1/0/4). The
-  2026-08-22 answers (getcomputable/gpu-index, tests/fixtures/vast/vast_bundles_capture_2026-08-22_*) carry no
-  boolean `verified` at all, the 2025 capture carries both; the boolean is only a fallback;
+- verification is the STRING `verification`: "verified", "unverified" or "deverified" (`vericode` 1/0/4; the
+  last in gpu-index's h100_sxm_desc answer). The 2026-08-22 answers (getcomputable/gpu-index, saved in
+  tests/fixtures/vast/vast_bundles_capture_2026-08-22_*) carry no boolean `verified` at all, the 2025 capture
+  carries both; the boolean is only a fallback;
 - those answers are `{offers: [...]}` only, with `dph_total` == `search.totalHour`; `min_bid` can be ABOVE the
   on-demand ask (an H100 SXM 1/8 slice: ask 1.9348..., min_bid 2.4): kept as stated, it is vast's bid floor;
 - gpu-index asked `GET .../bundles/?q=<the same JSON filter>` (gpu_name eq, rentable eq true, type

@@ -7,17 +7,18 @@ import asyncio
 from decimal import Decimal
 
 import pytest
-from conftest import FIXTURES, document, raw_document
+from conftest import RECORDINGS, document, raw_document
 
 from scrapers.cloud.coreweave import PRICING_URL, CoreWeave, gpu_raw_name
 from scrapers.errors import ParseError
 from warehouse.normalize import price_per_unit
 
-PAGE = "coreweave/coreweave_pricing_capture_2026-08-22_gpu_index.html"
+# the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
+PAGE = RECORDINGS / "coreweave" / "stale_capture_2026-08-22_pricing_page_gpu_index.html"
 
 
 def page_text() -> str:
-    return (FIXTURES / PAGE).read_text(encoding="utf-8")
+    return PAGE.read_text(encoding="utf-8")
 
 
 def parse_text(text: str):

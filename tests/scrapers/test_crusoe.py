@@ -7,13 +7,14 @@ import asyncio
 from decimal import Decimal
 
 import pytest
-from conftest import FIXTURES, document, raw_document
+from conftest import RECORDINGS, document, raw_document
 
 from scrapers.cloud.crusoe import PRICING_URL, Crusoe, gpu_raw_name
 from scrapers.errors import ParseError
 from warehouse.normalize import price_per_unit
 
-PAGE = "crusoe/crusoe_pricing_capture_2026-08-22_gpu_index.html"
+# the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
+PAGE = RECORDINGS / "crusoe" / "stale_capture_2026-08-22_pricing_page_gpu_index.html"
 ON_DEMAND = {
     "NVIDIA H200 141GB HGX": ("h200-sxm-141gb", Decimal("4.29"), "sxm"),
     "NVIDIA H100 80GB HGX": ("h100-sxm5-80gb", Decimal("3.90"), "sxm"),
@@ -25,7 +26,7 @@ ON_DEMAND = {
 
 
 def page_text() -> str:
-    return (FIXTURES / PAGE).read_text(encoding="utf-8")
+    return PAGE.read_text(encoding="utf-8")
 
 
 def parse_text(text: str):
@@ -53,10 +54,10 @@ def test_contact_sales_rows_and_lookalike_tables_give_no_offer():
 
 
 def test_a_spot_price_in_the_second_column_is_a_spot_offer():
-    text = page_text().replace(
-        '<div class="pricing-rich w-richtext"><p>$4.29/GPU-hr</p></div><div class="pricing-rich w-richtext"><p>'
-        '<a href="/contact-sales"', '<div class="pricing-rich w-richtext"><p>$4.29/GPU-hr</p></div>'
-        '<div class="pricing-rich w-richtext"><p>$2.10/GPU-hr<a href="/contact-sales"', 1)
+    text = page_text()
+    start = text.index("<p>$4.29/GPU-hr</p></div>") + len("<p>$4.29/GPU-hr</p></div>")
+    end = text.index("</div>", start) + len("</div>")  # the H200 row's "Current spot" cell ("Contact sales")
+    text = text[:start] + '<div class="pricing-rich w-richtext"><p>$2.10/GPU-hr</p></div>' + text[end:]
     spot = [o for o in parse_text(text) if o.pricing_type == "spot"]
     assert [(o.offer_id, o.price) for o in spot] == [("NVIDIA H200 141GB HGX", Decimal("2.10"))]
 
