@@ -64,7 +64,7 @@ def test_form_factor_and_memory_from_gpu_info():
     assert (offers["L40S-4-48G"].gpu_id, price_per_unit(offers["L40S-4-48G"])) == ("l40s-48gb", Decimal("1.469916"))
     assert offers["L4-1-24G"].gpu_id == "l4-24gb" and offers["L4-1-24G"].interconnect is None
     b300 = offers["B300-SXM-8-288G"]  # 309237645312 bytes per GPU
-    assert (b300.raw_gpu_name, b300.gpu_id) == ("B300-SXM 288GB", "b300-sxm-288gb")
+    assert (b300.raw_gpu_name, b300.gpu_id) == ("B300-SXM 288GB", "b300-288gb")
     # RENDER-S: a P100 the payload does not say PCIe or SXM2 of; Scaleway's docs say PCIe (a scoped alias)
     render = offers["RENDER-S"]
     assert (render.raw_gpu_name, render.gpu_id, render.price, render.document_index) == (
