@@ -31,7 +31,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from scrapers.base import Expectations, Offer, Source
-from scrapers.cloud.skypilot import PROVIDER_IDS
+from scrapers.cloud.aggregators import renting_provider
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient, RawDocument
@@ -40,20 +40,11 @@ from scrapers.parsing import field, list_field, load_json, money
 API_URL = "https://api.primeintellect.ai/api/v1/availability/gpus"
 PAGE_SIZE = 100
 _MAX_PAGES = 50  # ~600 offers today: 7 pages; a totalCount that never comes must still end
-_OWN_PROVIDERS = frozenset({"primecompute", "primeintellect"})
 _IN_STOCK = frozenset({"available", "low"})
 
 
 def page_url(page: int) -> str:
     return f"{API_URL}?page={page}&page_size={PAGE_SIZE}"
-
-
-def renter(named: str) -> tuple[str, str | None]:
-    """(provider, via) of an offer's `provider` value: the renting cloud, and primeintellect when it resells."""
-    name = named.strip().lower()
-    if name in _OWN_PROVIDERS or name.startswith("dc_"):
-        return "primeintellect", None
-    return PROVIDER_IDS.get(name, name), "primeintellect"
 
 
 def gpu_raw_name(gpu_type: str, socket: str | None) -> str:
@@ -127,7 +118,7 @@ class PrimeIntellect(Source):
         named = field(item, "provider", self.id, where)
         if not isinstance(named, str) or not named.strip():
             raise ParseError(f"{self.id}: {where} names no provider")
-        provider, via = renter(named)
+        provider, via = renting_provider(named, self.id)
         socket = item.get("socket")
         raw_name = gpu_raw_name(gpu_type, socket)
         cloud_id = str(field(item, "cloudId", self.id, where))

@@ -48,6 +48,7 @@ _PRICES = (
 
 class RunPod(Source):
     id = "runpod"
+    parser_version = 2  # 2: a 0 price beside a false secureCloud/communityCloud flag is "not offered", not $0
     provider = "runpod"
     description = "RunPod GraphQL gpuTypes: secure + community cloud, on-demand + spot, per GPU-hour"
     pricing_types = ("on_demand", "spot")

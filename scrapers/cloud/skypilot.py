@@ -57,6 +57,7 @@ from pathlib import Path
 
 from config.settings import data_home
 from scrapers.base import Expectations, Offer, Source
+from scrapers.cloud.aggregators import PROVIDER_IDS, renting_provider
 from scrapers.cloud.azure_vm_sizes import vm_sizes
 from scrapers.errors import FetchError, ParseError
 from scrapers.gpu_names import (
@@ -123,11 +124,6 @@ SAMPLE_STATUS = {
 # Aggregator catalogs: how a row names the cloud that rents it.
 _AGGREGATOR_PREFIX = {"shadeform": "_", "primeintellect": "__"}  # <cloud><separator><rest of the instance name>
 _AGGREGATOR_COLUMN = {"spheron": "Provider"}
-# Names aggregators use for clouds we know under another id (the direct sources' provider ids).
-PROVIDER_IDS = {
-    "lambdalabs": "lambda", "crusoecloud": "crusoe", "datacrunch": "verda", "data-crunch": "verda",
-    "massed-compute": "massedcompute", "spheron-ai": "spheron",
-}
 # How GpuInfo states memory, where it is not "per GPU, in MiB".
 _ROW_TOTAL_MIB = frozenset({"vast", "primeintellect"})
 _PER_GPU_GB = frozenset({"shadeform"})
@@ -195,7 +191,10 @@ class SkyPilotCatalog(Source):
     channel = "cloud"
     pricing_types = ("on_demand", "spot")
     hosts = ("raw.githubusercontent.com",)
-    parser_version = 2  # 2: aggregator rows under the renting cloud (+ via), names completed from the row, interconnect
+    # 2: aggregator rows under the renting cloud (+ via), names completed from the row, interconnect;
+    # 3: one provider id per cloud across aggregators (latitude -> latitudesh; Prime Intellect's own dc_* and
+    #    primecompute -> primeintellect)
+    parser_version = 3
 
     def __init__(self, cloud: str, expectations: Expectations, catalog_url: str | None = None):
         self.cloud = cloud
@@ -281,8 +280,7 @@ class SkyPilotCatalog(Source):
             named = row.get(_AGGREGATOR_COLUMN[self.cloud]) or None
         if not named:
             return self.provider, None
-        provider = PROVIDER_IDS.get(named.lower(), named.lower())
-        return provider, None if provider == self.provider else self.cloud
+        return renting_provider(named, self.cloud)
 
     def _gpu(self, row: dict, scope: str) -> tuple[str, str | None, Fraction]:
         """(raw GPU name, gpu_id or None, GPU count) of a row that has an accelerator."""

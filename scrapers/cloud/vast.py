@@ -35,6 +35,7 @@ QUERY = {"num_gpus": {"gte": 1}, "order": [["score", "desc"]], "type": "on-deman
 
 class VastMarketplace(Source):
     id = "vast"
+    parser_version = 2  # 2: the 2026 answers' `verification` string (no boolean `verified` any more)
     provider = "vast"
     description = "Vast.ai offer search: every marketplace offer (on-demand ask and interruptible min bid)"
     pricing_types = ("on_demand", "spot")

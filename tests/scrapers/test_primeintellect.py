@@ -11,7 +11,8 @@ from decimal import Decimal
 import pytest
 from conftest import FIXTURES, document, raw_document
 
-from scrapers.cloud.primeintellect import PrimeIntellect, gpu_raw_name, page_url, renter
+from scrapers.cloud.aggregators import renting_provider
+from scrapers.cloud.primeintellect import PrimeIntellect, gpu_raw_name, page_url
 from scrapers.errors import MissingCredentials, ParseError
 from warehouse.normalize import price_per_unit
 
@@ -54,10 +55,14 @@ def test_multi_gpu_offer_price_is_for_the_whole_offer():
 
 
 def test_own_capacity_is_primeintellect_without_via_and_aggregated_clouds_take_our_ids():
+    def renter(named):
+        return renting_provider(named, "primeintellect")
     assert renter("primecompute") == ("primeintellect", None)
     assert renter("dc_roan") == ("primeintellect", None)
     assert renter("lambdalabs") == ("lambda", "primeintellect")
     assert renter("datacrunch") == ("verda", "primeintellect")
+    assert renter("latitude") == ("latitudesh", "primeintellect")  # the id of the direct Latitude.sh source
+    assert renting_provider("dc_roan", "shadeform") == ("dc_roan", "shadeform")  # dc_ is Prime's own naming
     data = payload()
     data["items"][0]["provider"] = "primecompute"
     offer = parse(data)[0]
