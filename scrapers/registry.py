@@ -11,6 +11,7 @@ from scrapers.cloud.coreweave import CoreWeave
 from scrapers.cloud.crusoe import Crusoe
 from scrapers.cloud.cudo import CudoCompute
 from scrapers.cloud.digitalocean import DigitalOcean
+from scrapers.cloud.e2e import E2ENetworks
 from scrapers.cloud.gcp import GoogleCloud
 from scrapers.cloud.gmicloud import GmiCloud
 from scrapers.cloud.hotaisle import HotAisle
@@ -27,8 +28,10 @@ from scrapers.cloud.primeintellect import PrimeIntellect
 from scrapers.cloud.runpod import RunPod
 from scrapers.cloud.scaleway import Scaleway
 from scrapers.cloud.seeweb import Seeweb
+from scrapers.cloud.sesterce import Sesterce
 from scrapers.cloud.skypilot import SkyPilotCatalog
 from scrapers.cloud.tensordock import TensorDock
+from scrapers.cloud.tensorpool import TensorPool
 from scrapers.cloud.thunder import ThunderCompute
 from scrapers.cloud.vast import VastMarketplace
 from scrapers.cloud.verda import Verda
@@ -75,7 +78,7 @@ DIRECT_SOURCES = (
     AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
     Jarvislabs, TensorDock, Seeweb, Vultr, DigitalOcean, HotAisle, AkashGpuPrices, Scaleway, Linode, PrimeIntellect,
     Hyperstack, LatitudeSh, MassedCompute, Novita, ThunderCompute, VoltagePark, Civo, GmiCloud,
-    CoreWeave, Crusoe, Nebius,
+    CoreWeave, Crusoe, Nebius, E2ENetworks, TensorPool, Sesterce,
 )
 # Retail sources (card prices), in README order; what each fetches comes from the watch list.
 RETAIL_SOURCES = (

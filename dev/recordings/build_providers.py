@@ -26,6 +26,7 @@ from scrapers.cloud import (
     crusoe,
     cudo,
     digitalocean,
+    e2e,
     gcp,
     gmicloud,
     hotaisle,
@@ -42,7 +43,9 @@ from scrapers.cloud import (
     runpod,
     scaleway,
     seeweb,
+    sesterce,
     tensordock,
+    tensorpool,
     thunder,
     vast,
     verda,
@@ -136,8 +139,9 @@ def direct_provider_recordings() -> list[dict]:
 
 
 def more_direct_provider_recordings() -> list[dict]:
-    """Issue 19's second batch: Scaleway, Linode, Prime Intellect, Voltage Park, Civo and GMI Cloud from real
-    captures, Latitude.sh rebuilt from its real page; Hyperstack, Massed Compute, Novita and Thunder Compute from
+    """Issue 19's second batch: Scaleway, Linode, Prime Intellect, Voltage Park from real answers; CoreWeave, Crusoe,
+    Nebius, Civo, GMI Cloud, E2E, TensorPool and Sesterce from real copies of their pages; Latitude.sh rebuilt from
+    its real page; Hyperstack, Massed Compute, Novita and Thunder Compute from
     documented examples. Origins: tests/fixtures/PROVENANCE.md."""
     scaleway_page = "servers_capture_2026-08-22_fr-par-2_page1_gpu_rows.json"
     prime_capture = _fixture("primeintellect", "availability_gpus_capture_undated_prime_cli_8_of_608.json")
@@ -179,7 +183,8 @@ def more_direct_provider_recordings() -> list[dict]:
                     "REAL copy (2026-08-22; an excerpt holding the price tables, trimmed there), every day",
                     {url: f"{source_id}/stale_capture_2026-08-22_pricing_page_gpu_index.html"})
           for source_id, url in (("coreweave", coreweave.PRICING_URL), ("crusoe", crusoe.PRICING_URL),
-                                 ("nebius", nebius.PRICES_URL))],
+                                 ("nebius", nebius.PRICES_URL), ("e2e", e2e.PRICING_URL),
+                                 ("tensorpool", tensorpool.PRICING_URL), ("sesterce", sesterce.HOMEPAGE_URL))],
         recording("latitudesh", "reconstructed", "NOT a capture: /plans rebuilt from the 3 GPU plan objects of a REAL "
                   "copy of latitude.sh/pricing (2026-08-22, getcomputable/gpu-index@055204ad), values verbatim", {
                       latitudesh.API_URL: _write("latitudesh/reconstructed_2026-08-22_plans_from_pricing_page.json",

@@ -10,6 +10,7 @@ from conftest import RECORDINGS, document, raw_document
 
 from scrapers.cloud.e2e import PRICING_URL, E2ENetworks
 from scrapers.errors import ParseError
+from scrapers.gpu_names import resolve_gpu_id
 from warehouse.normalize import price_per_unit
 
 # the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
@@ -40,7 +41,7 @@ def test_every_gpu_row_on_demand_and_annual(offers):
         ("instance_term", 12)}
     assert {o.currency for o in offers} == {"USD"} and {o.gpu_count for o in offers} == {1}
     assert {o.gpu_id for o in offers} == {
-        None, "h200-sxm-141gb", "h100-80gb-unstated", "rtx-pro-6000-96gb", "a100-80gb-unstated",
+        "b200-180gb", "h200-sxm-141gb", "h100-80gb-unstated", "rtx-pro-6000-96gb", "a100-80gb-unstated",
         "a100-40gb-unstated", "a40-48gb", "l40s-48gb", "a30-pcie-24gb", "l4-24gb"}
     assert {o.interconnect for o in offers} == {None}  # no row says SXM or PCIe
     assert {o.url for o in offers} == {PRICING_URL}
@@ -52,8 +53,9 @@ def test_hourly_is_per_gpu_and_the_annual_total_divides_by_a_year(offers):
     assert h100["reserved_1y"].price == Decimal("23914.80")
     assert price_per_unit(h100["reserved_1y"]) == Decimal("2.730000")  # 23,914.80 / 8760 h
     b200 = next(o for o in offers if o.raw_gpu_name == "B200 192GB" and o.pricing_type == "on_demand")
-    # the page's 192 GB is not the catalogue's 180 GB B200: kept unresolved, never guessed
-    assert (b200.price, b200.gpu_id) == (Decimal("6.99"), None)
+    # the page states the B200's physical 192 GB (180 GB usable, the id's figure): an E2E alias, not the catalogue
+    assert (b200.price, b200.gpu_id) == (Decimal("6.99"), "b200-180gb")
+    assert resolve_gpu_id("B200 192GB") is None
 
 
 def test_the_two_a100_rows_stay_apart_by_their_vram(offers):
@@ -63,14 +65,14 @@ def test_the_two_a100_rows_stay_apart_by_their_vram(offers):
 
 
 def test_the_inr_json_ld_catalog_is_never_read(offers):
-    assert Decimal("671") not in {o.price for o in offers}  # the catalog's INR B200 list price
+    assert Decimal(671) not in {o.price for o in offers}  # the catalog's INR B200 list price
     assert all(o.price < 100 for o in offers if o.pricing_type == "on_demand")
 
 
 def test_a_rupee_price_is_loaded_in_inr():
     offers = E2ENetworks().parse([page_with(">$0.57</span>", ">\u20b949</span>")])
     l4 = next(o for o in offers if o.raw_gpu_name == "L4 24GB" and o.pricing_type == "on_demand")
-    assert (l4.price, l4.currency) == (Decimal("49"), "INR")
+    assert (l4.price, l4.currency) == (Decimal(49), "INR")
 
 
 def test_a_cell_without_a_figure_is_no_price():
@@ -85,8 +87,8 @@ def test_a_cell_without_a_figure_is_no_price():
     (">$0.57</span>", ">\u20ac0.57</span>", 1),  # another currency
     (">$3.77</span>", ">$2,363.01</span>", 1),  # hourly and monthly swapped: annual no longer a discount
     (">80</td>", ">80 GB</td>", 1),  # a spec cell that is not an integer
-    ('<td class="jsx-c2a50f1f0af953b px-6 py-4 text-center"><span class="jsx-c2a50f1f0af953b text-sm font-medium '
-     'text-gray-900 dark:text-white">$6.99</span></td>', "", 1),  # a row lost a cell
+    (('<td class="jsx-c2a50f1f0af953b px-6 py-4 text-center"><span class="jsx-c2a50f1f0af953b text-sm font-medium '
+      'text-gray-900 dark:text-white">$6.99</span></td>'), "", 1),  # a row lost a cell
 ])
 def test_changed_page_raises_parse_error(old, new, count):
     with pytest.raises(ParseError):

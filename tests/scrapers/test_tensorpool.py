@@ -44,7 +44,7 @@ def test_only_the_tensorpool_column_per_gpu_hour(offers):
 def test_competitor_prices_are_never_loaded(offers):
     prices = {o.price for o in offers}
     # Lambda's H100 $3.29 and the 'Traditional Clouds' $18/$10/$14/$3 estimates
-    assert not prices & {Decimal("3.29"), Decimal("18"), Decimal("10"), Decimal("14"), Decimal("3")}
+    assert not prices & {Decimal("3.29"), Decimal(18), Decimal(10), Decimal(14), Decimal(3)}
 
 
 def test_gpu_ids_and_interconnect(offers):
