@@ -57,6 +57,8 @@ class Offer:
     via: str | None = None
     # How the offer's GPUs are linked, where the source says so: sxm | pcie_nvlink | nvlink | pcie; None = not said.
     interconnect: str | None = None
+    # The network between the offer's nodes, where the source says so: infiniband | roce | ethernet; None = not said.
+    cluster_network: str | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)

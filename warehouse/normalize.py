@@ -52,6 +52,7 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "is_synthetic": pl.Boolean,
     "via": pl.String,
     "interconnect": pl.String,
+    "cluster_network": pl.String,
     "reject_reason": pl.String,  # not stored in raw.offers: the integrity check turns it into a quarantine reason
 }
 OFFER_KEY = ["run_id", "parser_version", "offer_id", "pricing_type", "includes_host_vm"]
@@ -122,6 +123,7 @@ def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> pl.Da
                 "is_synthetic": run.is_synthetic,
                 "via": offer.via,
                 "interconnect": offer.interconnect,
+                "cluster_network": offer.cluster_network,
                 "reject_reason": offer.reject_reason,
             }
         )

@@ -61,7 +61,8 @@ RAW_TABLES = {
         is_synthetic           BOOLEAN NOT NULL,
         price_per_unit         DECIMAL(18, 6),            -- per GPU-hour (rentals) or per card, in `currency`
         via                    VARCHAR,                   -- the aggregator it was seen through; NULL = direct
-        interconnect           VARCHAR                    -- sxm | pcie_nvlink | nvlink | pcie where the source says
+        interconnect           VARCHAR,                   -- sxm | pcie_nvlink | nvlink | pcie where the source says
+        cluster_network        VARCHAR                    -- infiniband | roce | ethernet where the source says
     """,
     "raw.quotes": """
         load_id       VARCHAR NOT NULL,          -- one loaded file (sha256 of its bytes: the same file loads once)
@@ -175,6 +176,7 @@ def create_raw_schema(connection) -> None:
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS price_per_unit DECIMAL(18, 6)")
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS via VARCHAR")
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS interconnect VARCHAR")
+    connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS cluster_network VARCHAR")
     # Columns renamed so one thing has one name from raw to mart (the values are untouched).
     for table, old, new in RENAMED_COLUMNS:
         schema, name = table.split(".")

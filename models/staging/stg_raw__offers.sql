@@ -25,6 +25,7 @@ renamed as (
         provider,
         via,
         interconnect,
+        cluster_network,
         offer_id,
         title,
         raw_gpu_name,

@@ -15,7 +15,7 @@ page of 2026-08-22, which renders the same plan objects):
 - A region whose plan is not sold publishes a null USD price (and 0 BRL): no price, not loaded. A priced region
   can be out of stock: kept, in_stock false (no site in `locations.in_stock`).
 - `interconnect` is free text: it may name the GPU link ("NVLink", "PCIe") or the network ("800Gbps Dual Plane
-  RoCE"); only a GPU link is kept.
+  RoCE"): a GPU link is the interconnect, a network (RoCE, InfiniBand) the cluster_network.
 - The GPU name drops the vendor word and gains the per-GPU memory when it states none ("NVIDIA RTX PRO 6000", 96 ->
   "RTX PRO 6000 96GB").
 - The virtual-machine plans (`/plans/virtual_machines`, a different `specs` shape) are not read.
@@ -54,6 +54,16 @@ def gpu_interconnect(text: object) -> str | None:
     if value.startswith("pcie"):
         return "pcie"
     return None  # not said, or a network fabric
+
+
+def cluster_network(text: object) -> str | None:
+    """The node network the free text names ("800Gbps Dual Plane RoCE" -> roce), else not said."""
+    value = str(text or "").lower()
+    if "infiniband" in value:
+        return "infiniband"
+    if "roce" in value:
+        return "roce"
+    return None
 
 
 class LatitudeSh(Source):
@@ -115,6 +125,7 @@ class LatitudeSh(Source):
                 title=str(attributes.get("name") or slug), raw_gpu_name=raw_name,
                 gpu_id=resolve_gpu_id(raw_name, self.id), gpu_count=Fraction(int(count)), pricing_type="on_demand",
                 price=price, currency="USD", price_unit="instance_hour", region=name, instance_type=slug,
-                in_stock=in_stock, interconnect=gpu_interconnect(gpu.get("interconnect")), document_index=index,
+                in_stock=in_stock, interconnect=gpu_interconnect(gpu.get("interconnect")),
+                cluster_network=cluster_network(gpu.get("interconnect")), document_index=index,
             ))
         return offers

@@ -13,7 +13,7 @@ model of AlignmentResearch/voltage-park-sdk; tests/fixtures/voltagepark/):
 - `gpu_count_<network>` is how many GPUs can be rented now: 0 -> in_stock false (the price is still published).
 - The location `id` is an opaque UUID, not a place: the region is left empty; the id keys the offer.
 - Offer.interconnect says how the GPUs are linked (SXM, from the model name); the node network (ethernet or
-  InfiniBand) is in the offer id and instance type.
+  InfiniBand) is Offer.cluster_network, and in the offer id and instance type.
 - One page today (total_result_count 1): `has_next` true or a total that is not the page's length is a ParseError
   (rows this fetch never saw), as is a new `*gpu_price*` field (a price tier this parser does not know).
 - `GET https://cloud-api.voltagepark.com/api/v1/instant-deploy-presets/` (no auth; deprecated in the API spec per
@@ -123,7 +123,8 @@ class VoltagePark(Source):
                     offer_id=f"bare-metal|{location_id}|{network}", title=instance_type, raw_gpu_name=model,
                     gpu_id=resolve_gpu_id(model, self.id), gpu_count=Fraction(node_gpus), pricing_type="on_demand",
                     price=price, currency="USD", price_unit="gpu_hour", instance_type=instance_type,
-                    in_stock=available > 0, interconnect=interconnect_of(model), document_index=index,
+                    in_stock=available > 0, interconnect=interconnect_of(model), cluster_network=network,
+                    document_index=index,
                 ))
         return offers
 

@@ -602,6 +602,12 @@ def test_thirty_rental_providers_marketplaces_apart_and_aggregator_copies_counte
     assert doubled[0]["n"] == 0
     assert sql_rows(warehouse, "select count(*) as n from marts.gpu_prices_by_source_daily where via = 'shadeform'"
                     )[0]["n"] > 0  # both kept where analysts compare sources
+    # how the GPUs and the nodes are linked, where a source says so, reaches the models
+    networks = sql_rows(warehouse, """
+        select distinct source, interconnect, cluster_network from intermediate.int_offers__daily
+        where cluster_network is not null""")
+    assert {(r["source"], r["interconnect"], r["cluster_network"]) for r in networks} == {
+        ("voltagepark", "sxm", "infiniband"), ("voltagepark", "sxm", "ethernet"), ("latitudesh", None, "roce")}
     # the cheapest-rental headline takes marketplace asks or leaves them out, as the user says
     monkeypatch.setenv("GPUPRICES_HEADLINE_MARKETPLACES", "0")
     clouds_only = dashboard_data.load(warehouse / "gpuprices.duckdb")

@@ -30,7 +30,7 @@ def test_one_offer_per_priced_card_per_gpu_hour():
         ("USD", "gpu_hour", 1, "on_demand")}
     by_name = {o.raw_gpu_name: o for o in offers}
     assert by_name["NVIDIA H200"].gpu_id == "h200-sxm-141gb" and by_name["NVIDIA B200 GPU"].gpu_id == "b200-180gb"
-    assert by_name["NVIDIA H100 GPU"].gpu_id is None  # no form factor stated: never guessed
+    assert by_name["NVIDIA H100 GPU"].gpu_id == "h100-unstated"  # no form factor or memory stated: never guessed
     assert by_name["NVIDIA GB200"].gpu_id == "gb200-186gb"  # a Grace Blackwell GPU, not a B200 (a GMI alias)
     assert price_per_unit(by_name["NVIDIA H200"]) == Decimal("2.60")
     assert by_name["NVIDIA H200"].in_stock is True and by_name["NVIDIA B200 GPU"].in_stock is None

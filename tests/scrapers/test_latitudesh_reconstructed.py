@@ -92,3 +92,11 @@ def test_page_prices_per_gpu_hour_and_names():
     rtx_au = offers["g4-rtx6kpro-large", "Australia"]
     assert (price_per_unit(rtx_au), rtx_au.gpu_id, rtx_au.in_stock) == (Decimal("8.25"), "rtx-pro-6000-96gb", True)
     assert ("g4-rtx6kpro-large", "United Kingdom") not in offers
+
+
+def test_the_network_the_plan_names_is_the_cluster_network_not_the_gpu_link():
+    offers = LatitudeSh().parse([document(RECONSTRUCTED)])
+    b300 = {o.cluster_network for o in offers if o.raw_gpu_name.startswith("HGX B300")}
+    assert b300 == {"roce"}  # "800Gbps Dual Plane RoCE"
+    assert {o.interconnect for o in offers if o.raw_gpu_name.startswith("HGX B300")} == {None}
+    assert {o.cluster_network for o in offers if not o.raw_gpu_name.startswith("HGX B300")} == {None}

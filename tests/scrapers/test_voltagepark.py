@@ -42,6 +42,7 @@ def test_bare_metal_one_offer_per_network_priced_per_gpu_hour():
     assert ethernet.gpu_count == 8 and price_per_unit(ethernet) == Decimal("1.99")
     assert {o.gpu_id for o in offers} == {"h100-sxm5-80gb"} and {o.interconnect for o in offers} == {"sxm"}
     assert "infiniband" in infiniband.instance_type and "ethernet" in ethernet.instance_type
+    assert (infiniband.cluster_network, ethernet.cluster_network) == ("infiniband", "ethernet")
     assert infiniband.offer_id == "bare-metal|a3111bd4-550a-47d0-838a-0a52bff2ae3f|infiniband"
     assert {o.region for o in offers} == {None}  # the location is an opaque UUID, not a place
     assert {o.in_stock for o in offers} == {False}  # both available-GPU counts were 0 in the capture
