@@ -14,7 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import ClassVar
 
-from scrapers.errors import MissingCredentials
+from scrapers.errors import MissingCredentials, ParseError
 from scrapers.http import HttpClient, RawDocument
 
 CHANNELS = ("cloud", "retail")
@@ -139,4 +139,28 @@ class Source:
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         """Pure: the same documents always give the same offers. Raises ParseError on a wrong shape."""
+        raise NotImplementedError
+
+
+class PricingPage(Source):
+    """A source that reads one public HTML price page (no key): fetch GETs `page_url`, parse reads each page's text
+    with `parse_page`, which raises ParseError when the price table it knows is gone (a redesign never loads zero
+    offers silently)."""
+
+    page_url: ClassVar[str]
+
+    async def fetch(self, client: HttpClient) -> list[RawDocument]:
+        return [await client.get(self.page_url, allowed_hosts=self.hosts, headers={"accept": "text/html"})]
+
+    def parse(self, documents: list[RawDocument]) -> list:
+        records = []
+        for index, document in enumerate(documents):
+            try:
+                html = document.text
+            except UnicodeDecodeError:
+                raise ParseError(f"{self.id}: {document.url} is not UTF-8 text") from None
+            records.extend(self.parse_page(html, index))
+        return records
+
+    def parse_page(self, html: str, index: int) -> list:
         raise NotImplementedError

@@ -32,10 +32,9 @@ from fractions import Fraction
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
 from scrapers.parsing import money
 
 PRICING_URL = "https://www.civo.com/pricing"
@@ -60,29 +59,17 @@ def raw_gpu_name(label: str, model: str) -> str:
     return f"{label} {memory.group(1)}GB" if memory else label
 
 
-class Civo(Source):
+class Civo(PricingPage):
     id = "civo"
     provider = "civo"
     description = "Civo GPU instances from the public pricing page (USD per instance-hour, on-demand and 1y/3y)"
     pricing_types = ("on_demand", "reserved_1y", "reserved_3y")
     hosts = ("www.civo.com", "civo.com")
+    page_url = PRICING_URL
     status = "parser tested on gpu-index's real capture of the pricing page (2026-08-22); no live call made"
     expectations = Expectations(frozenset({"l40s-48gb", "h100-sxm5-80gb", "h200-sxm-141gb"}), min_offers=20)
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(PRICING_URL, allowed_hosts=self.hosts, headers={"accept": "text/html"})]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            offers.extend(self._page(document, index))
-        return offers
-
-    def _page(self, document: RawDocument, index: int) -> list[Offer]:
-        try:
-            html = document.text
-        except UnicodeDecodeError:
-            raise ParseError(f"{self.id}: {document.url} is not UTF-8 text") from None
+    def parse_page(self, html: str, index: int) -> list[Offer]:
         sections = LexborHTMLParser(html).css("section#nvidia-gpus")
         if len(sections) != 1:
             raise ParseError(f"{self.id}: {len(sections)} <section id=nvidia-gpus> on the page (need 1): reshaped")

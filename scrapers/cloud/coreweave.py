@@ -34,10 +34,9 @@ from fractions import Fraction
 
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
 from scrapers.parsing import money
 
 PRICING_URL = "https://www.coreweave.com/pricing"
@@ -83,28 +82,20 @@ def _slug(region: str) -> str:
     return "-".join(region.lower().split())
 
 
-class CoreWeave(Source):
+class CoreWeave(PricingPage):
     id = "coreweave"
     provider = "coreweave"
     description = "CoreWeave public pricing page: GPU instances by region (USD per instance-hour)"
     pricing_types = ("on_demand", "spot")
     hosts = ("www.coreweave.com", "coreweave.com")
+    page_url = PRICING_URL
     status = (
         "parser tested on the real page saved by getcomputable/gpu-index on 2026-08-22 (the GPU and CPU sections); "
         "no live call made"
     )
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb"}), min_offers=16)
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(PRICING_URL, allowed_hosts=self.hosts, headers={"accept": "text/html"})]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            offers.extend(self._page(document.body.decode("utf-8", errors="replace"), index))
-        return offers
-
-    def _page(self, html: str, index: int) -> list[Offer]:
+    def parse_page(self, html: str, index: int) -> list[Offer]:
         tree = LexborHTMLParser(html)
         headings = [node for node in tree.css("h2") if _text(node) == GPU_SECTION_TITLE]
         if len(headings) != 1:

@@ -27,10 +27,9 @@ from fractions import Fraction
 
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
 from scrapers.parsing import money
 
 PRICING_URL = "https://www.crusoe.ai/cloud/pricing"
@@ -57,28 +56,20 @@ def gpu_raw_name(heading: str, memory: str, form_factor: str) -> tuple[str, str 
     return " ".join(part for part in (*words, shown, memory) if part), interconnect
 
 
-class Crusoe(Source):
+class Crusoe(PricingPage):
     id = "crusoe"
     provider = "crusoe"
     description = "Crusoe Cloud public pricing page: GPU instances (USD per GPU-hour)"
     pricing_types = ("on_demand", "spot")
     hosts = ("www.crusoe.ai", "crusoe.ai")
+    page_url = PRICING_URL
     status = (
         "parser tested on the real page saved by getcomputable/gpu-index on 2026-08-22 (GPU section and every "
         "lookalike table below it); no live call made"
     )
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "h200-sxm-141gb", "a100-sxm4-80gb"}), min_offers=4)
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(PRICING_URL, allowed_hosts=self.hosts, headers={"accept": "text/html"})]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            offers.extend(self._page(document.body.decode("utf-8", errors="replace"), index))
-        return offers
-
-    def _page(self, html: str, index: int) -> list[Offer]:
+    def parse_page(self, html: str, index: int) -> list[Offer]:
         tree = LexborHTMLParser(html)
         headings = [node for node in tree.css("h3.pricing-col-heading") if _text(node) == GPU_SECTION_TITLE]
         if len(headings) != 1:

@@ -35,10 +35,9 @@ from fractions import Fraction
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
 from scrapers.parsing import money
 
 PRICING_URL = "https://www.e2enetworks.com/pricing?region=us"
@@ -61,29 +60,17 @@ def raw_gpu_name(label: str, vram: str) -> str:
     return name if _MEMORY.search(name) else f"{name} {vram}GB"
 
 
-class E2ENetworks(Source):
+class E2ENetworks(PricingPage):
     id = "e2e"
     provider = "e2e"
     description = "E2E Networks GPU instances from the public pricing page (per GPU-hour on demand, 1-year total)"
     pricing_types = ("on_demand", "reserved_1y")
     hosts = ("www.e2enetworks.com", "e2enetworks.com")
+    page_url = PRICING_URL
     status = "parser tested on gpu-index's real capture of the US pricing page (2026-08-22); no live call made"
     expectations = Expectations(frozenset({"h200-sxm-141gb", "a100-80gb-unstated", "l40s-48gb"}), min_offers=16)
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(PRICING_URL, allowed_hosts=self.hosts, headers={"accept": "text/html"})]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            offers.extend(self._page(document, index))
-        return offers
-
-    def _page(self, document: RawDocument, index: int) -> list[Offer]:
-        try:
-            html = document.text
-        except UnicodeDecodeError:
-            raise ParseError(f"{self.id}: {document.url} is not UTF-8 text") from None
+    def parse_page(self, html: str, index: int) -> list[Offer]:
         tables = [table for table in LexborHTMLParser(html).css("table")
                   if tuple(_text(th) for th in table.css("thead th")) == HEADER]
         if len(tables) != 1:

@@ -26,10 +26,9 @@ from fractions import Fraction
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
 from scrapers.parsing import money
 
 PRICING_URL = "https://www.gmicloud.ai/en/pricing"
@@ -42,29 +41,18 @@ def _text(node: LexborNode | None) -> str:
     return " ".join((node.text(deep=True) if node is not None else "").split())
 
 
-class GmiCloud(Source):
+class GmiCloud(PricingPage):
     id = "gmicloud"
     provider = "gmicloud"
     description = "GMI Cloud GPU cards from the public pricing page (USD 'from' price per GPU-hour)"
     pricing_types = ("on_demand",)
     hosts = ("www.gmicloud.ai", "gmicloud.ai")
+    page_url = PRICING_URL
     status = "parser tested on gpu-index's real capture of the pricing page (2026-08-22); no live call made"
     expectations = Expectations(frozenset({"h200-sxm-141gb", "b200-180gb"}), min_offers=2)
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(PRICING_URL, allowed_hosts=self.hosts, headers={"accept": "text/html"})]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            offers.extend(self._page(document, index))
-        return offers
-
-    def _page(self, document: RawDocument, index: int) -> list[Offer]:
-        try:
-            tree = LexborHTMLParser(document.text)
-        except UnicodeDecodeError:
-            raise ParseError(f"{self.id}: {document.url} is not UTF-8 text") from None
+    def parse_page(self, html: str, index: int) -> list[Offer]:
+        tree = LexborHTMLParser(html)
         cards = [h3 for h3 in tree.css("h3") if _text(h3).startswith("NVIDIA ")]
         if not cards:
             raise ParseError(f"{self.id}: no 'NVIDIA <chip>' card heading on the page: price cards gone")

@@ -26,10 +26,9 @@ import json
 import re
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
 from scrapers.parsing import money
 
 PRICES_URL = "https://nebius.com/prices"
@@ -90,28 +89,20 @@ def gpu_raw_name(item: str) -> tuple[str, str | None]:
     return " ".join(words), "nvlink" if "NVL72" in words else None
 
 
-class Nebius(Source):
+class Nebius(PricingPage):
     id = "nebius"
     provider = "nebius"
     description = "Nebius public price list: GPU instances (USD per GPU-hour)"
     pricing_types = ("on_demand", "spot")
     hosts = ("nebius.com", "www.nebius.com")
+    page_url = PRICES_URL
     status = (
         "parser tested on an excerpt of the real page saved by getcomputable/gpu-index on 2026-08-22 (its escaped "
         "price tables); no live call made"
     )
     expectations = Expectations(frozenset({"h200-sxm-141gb", "b200-180gb", "l40s-48gb"}), min_offers=7)
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(PRICES_URL, allowed_hosts=self.hosts, headers={"accept": "text/html"})]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            offers.extend(self._page(document.body.decode("utf-8", errors="replace"), index))
-        return offers
-
-    def _page(self, text: str, index: int) -> list[Offer]:
+    def parse_page(self, text: str, index: int) -> list[Offer]:
         tables = []
         for block in table_blocks(text, self.id):
             table = block.get("table") if isinstance(block, dict) else None

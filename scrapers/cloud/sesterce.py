@@ -30,10 +30,9 @@ from fractions import Fraction
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
 from scrapers.parsing import money
 
 HOMEPAGE_URL = "https://www.sesterce.com/"
@@ -55,29 +54,17 @@ def form_factors(vendor: str) -> list[str]:
     return [match.group(1) for match in found if match]
 
 
-class Sesterce(Source):
+class Sesterce(PricingPage):
     id = "sesterce"
     provider = "sesterce"
     description = "Sesterce lowest on-demand price of each GPU model from its homepage's live offers (USD/GPU-hour)"
     pricing_types = ("on_demand",)
     hosts = ("www.sesterce.com", "sesterce.com")
+    page_url = HOMEPAGE_URL
     status = "parser tested on gpu-index's real capture of the homepage (2026-08-22); no live call made"
     expectations = Expectations(frozenset({"h200-sxm-141gb", "l40s-48gb"}), min_offers=4)
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(HOMEPAGE_URL, allowed_hosts=self.hosts, headers={"accept": "text/html"})]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            offers.extend(self._page(document, index))
-        return offers
-
-    def _page(self, document: RawDocument, index: int) -> list[Offer]:
-        try:
-            html = document.text
-        except UnicodeDecodeError:
-            raise ParseError(f"{self.id}: {document.url} is not UTF-8 text") from None
+    def parse_page(self, html: str, index: int) -> list[Offer]:
         sections = LexborHTMLParser(html).css("section#pricing")
         if len(sections) != 1:
             raise ParseError(f"{self.id}: {len(sections)} <section id=pricing> on the page (need 1): reshaped")

@@ -31,10 +31,9 @@ from fractions import Fraction
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
 from scrapers.parsing import money
 
 PRICING_URL = "https://tensorpool.dev/pricing"
@@ -55,29 +54,17 @@ def _classes(node: LexborNode) -> list[str]:
     return (node.attributes.get("class") or "").split()
 
 
-class TensorPool(Source):
+class TensorPool(PricingPage):
     id = "tensorpool"
     provider = "tensorpool"
     description = "TensorPool on-demand GPU prices from its pricing page's comparison grid (USD per GPU-hour)"
     pricing_types = ("on_demand",)
     hosts = ("tensorpool.dev", "www.tensorpool.dev")
+    page_url = PRICING_URL
     status = "parser tested on gpu-index's real capture of the pricing page (2026-08-22); no live call made"
     expectations = Expectations(frozenset({"b200-180gb", "h200-sxm-141gb"}), min_offers=4)
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(PRICING_URL, allowed_hosts=self.hosts, headers={"accept": "text/html"})]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            offers.extend(self._page(document, index))
-        return offers
-
-    def _page(self, document: RawDocument, index: int) -> list[Offer]:
-        try:
-            html = document.text
-        except UnicodeDecodeError:
-            raise ParseError(f"{self.id}: {document.url} is not UTF-8 text") from None
+    def parse_page(self, html: str, index: int) -> list[Offer]:
         grids = [node for node in LexborHTMLParser(html).css("div") if GRID_CLASS in _classes(node)]
         if len(grids) != 1:
             raise ParseError(f"{self.id}: {len(grids)} comparison grids ({GRID_CLASS}) on the page (need 1)")

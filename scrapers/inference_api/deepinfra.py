@@ -24,9 +24,8 @@ from decimal import Decimal
 
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.base import Expectations, Source, TokenPrice
+from scrapers.base import Expectations, PricingPage, TokenPrice
 from scrapers.errors import ParseError
-from scrapers.http import HttpClient, RawDocument
 from scrapers.parsing import money
 
 PRICING_URL = "https://deepinfra.com/pricing"
@@ -42,7 +41,7 @@ def _cell_text(node) -> str:
     return " ".join(node.text(deep=True).split())
 
 
-class DeepInfraPricingPage(Source):
+class DeepInfraPricingPage(PricingPage):
     id = "deepinfra"
     channel = "api"
     provider = "deepinfra"
@@ -50,6 +49,7 @@ class DeepInfraPricingPage(Source):
     description = "DeepInfra pricing page: USD per input and output token of each language model listed (API prices)"
     pricing_types = ("per_token",)
     hosts = ("deepinfra.com",)
+    page_url = PRICING_URL
     status = (
         "page parser tested on the token-price table of a REAL saved copy of deepinfra.com/pricing (2026-08-22, an "
         "excerpt of 3 rows); the live page's full row count is unknown"
@@ -57,21 +57,14 @@ class DeepInfraPricingPage(Source):
     # the saved excerpt holds 3 rows; how many the live page renders is not known
     expectations = Expectations(frozenset(), min_offers=3)
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(PRICING_URL, allowed_hosts=self.hosts)]
-
-    def parse(self, documents: list[RawDocument]) -> list[TokenPrice]:
-        prices = []
-        for index, document in enumerate(documents):
-            tree = LexborHTMLParser(document.text)
-            tables = [table for table in tree.css("table") if self._header(table) == TOKEN_TABLE_HEADER]
-            if not tables:
-                raise ParseError(f"{self.id}: {document.url} has no token-price table (header {TOKEN_TABLE_HEADER})")
-            found = [self._price(row, index) for table in tables for row in table.css("tbody tr")]
-            if not found:
-                raise ParseError(f"{self.id}: {document.url} token-price table has no rows")
-            prices.extend(found)
-        return prices
+    def parse_page(self, html: str, index: int) -> list[TokenPrice]:
+        tables = [table for table in LexborHTMLParser(html).css("table") if self._header(table) == TOKEN_TABLE_HEADER]
+        if not tables:
+            raise ParseError(f"{self.id}: {self.page_url} has no token-price table (header {TOKEN_TABLE_HEADER})")
+        found = [self._price(row, index) for table in tables for row in table.css("tbody tr")]
+        if not found:
+            raise ParseError(f"{self.id}: {self.page_url} token-price table has no rows")
+        return found
 
     @staticmethod
     def _header(table) -> tuple[str, ...]:

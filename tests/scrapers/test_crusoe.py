@@ -3,13 +3,12 @@ every lookalike table below it: CPU, storage, fine-tuning, inference, self-serve
 
 from __future__ import annotations
 
-import asyncio
 from decimal import Decimal
 
 import pytest
 from conftest import RECORDINGS, document, raw_document
 
-from scrapers.cloud.crusoe import PRICING_URL, Crusoe, gpu_raw_name
+from scrapers.cloud.crusoe import Crusoe, gpu_raw_name
 from scrapers.errors import ParseError
 from warehouse.normalize import price_per_unit
 
@@ -94,21 +93,3 @@ def test_changed_page_raises_parse_error(change):
 def test_a_page_without_the_price_table_is_a_parse_error_not_zero_offers():
     with pytest.raises(ParseError):
         parse_text("<html><body><h1>Pricing</h1><p>Contact sales</p></body></html>")
-
-
-class _RecordingClient:
-    def __init__(self):
-        self.calls = []
-
-    async def get(self, url, *, allowed_hosts, headers=None, max_bytes=None):
-        self.calls.append((url, allowed_hosts, headers))
-        return document(PAGE, url=url)
-
-
-def test_fetch_gets_the_public_page_without_a_key():
-    client = _RecordingClient()
-    documents = asyncio.run(Crusoe().fetch(client))
-    assert [url for url, _, _ in client.calls] == ["https://www.crusoe.ai/cloud/pricing"] == [PRICING_URL]
-    assert all("Authorization" not in (headers or {}) for _, _, headers in client.calls)
-    assert Crusoe.api_key_env is None
-    assert len(Crusoe().parse(documents)) == 6

@@ -84,5 +84,5 @@ def test_fetch_gets_the_public_page_without_a_key():
 
     assert SOURCE.api_key_env is None
     documents = asyncio.run(SOURCE.fetch(Client()))
-    assert calls == [("https://deepinfra.com/pricing", ("deepinfra.com",), None)]
+    assert calls == [("https://deepinfra.com/pricing", ("deepinfra.com",), {"accept": "text/html"})]
     assert len(SOURCE.parse(documents)) == 3

@@ -3,13 +3,12 @@ table and the CPU, storage and other-services tables beside it). Origin: PROVENA
 
 from __future__ import annotations
 
-import asyncio
 from decimal import Decimal
 
 import pytest
 from conftest import RECORDINGS, document, raw_document
 
-from scrapers.cloud.nebius import PRICES_URL, Nebius, gpu_raw_name, unescape_string
+from scrapers.cloud.nebius import Nebius, gpu_raw_name, unescape_string
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from warehouse.normalize import price_per_unit
@@ -107,21 +106,3 @@ def test_changed_page_raises_parse_error(change):
 def test_a_page_without_the_price_tables_is_a_parse_error_not_zero_offers():
     with pytest.raises(ParseError):
         parse_text("<html><body><h1>Prices</h1><p>Contact us</p></body></html>")
-
-
-class _RecordingClient:
-    def __init__(self):
-        self.calls = []
-
-    async def get(self, url, *, allowed_hosts, headers=None, max_bytes=None):
-        self.calls.append((url, allowed_hosts, headers))
-        return document(PAGE, url=url)
-
-
-def test_fetch_gets_the_public_page_without_a_key():
-    client = _RecordingClient()
-    documents = asyncio.run(Nebius().fetch(client))
-    assert [url for url, _, _ in client.calls] == ["https://nebius.com/prices"] == [PRICES_URL]
-    assert all("Authorization" not in (headers or {}) for _, _, headers in client.calls)
-    assert Nebius.api_key_env is None
-    assert len(Nebius().parse(documents)) == 14
