@@ -33,6 +33,7 @@ from scrapers.cloud.skypilot import SkyPilotCatalog
 from scrapers.cloud.tensordock import TensorDock
 from scrapers.cloud.tensorpool import TensorPool
 from scrapers.cloud.thunder import ThunderCompute
+from scrapers.cloud.together_gpus import TogetherGpus
 from scrapers.cloud.vast import VastMarketplace
 from scrapers.cloud.verda import Verda
 from scrapers.cloud.voltagepark import VoltagePark
@@ -85,7 +86,7 @@ DIRECT_SOURCES = (
     AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
     Jarvislabs, TensorDock, Seeweb, Vultr, DigitalOcean, HotAisle, AkashGpuPrices, Scaleway, Linode, PrimeIntellect,
     Hyperstack, LatitudeSh, MassedCompute, Novita, ThunderCompute, VoltagePark, Civo, GmiCloud,
-    CoreWeave, Crusoe, Nebius, E2ENetworks, TensorPool, Sesterce,
+    CoreWeave, Crusoe, Nebius, E2ENetworks, TensorPool, Sesterce, TogetherGpus,
 )
 # Retail sources (card prices), in README order; what each fetches comes from the watch list.
 RETAIL_SOURCES = (

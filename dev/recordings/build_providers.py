@@ -47,6 +47,7 @@ from scrapers.cloud import (
     tensordock,
     tensorpool,
     thunder,
+    together_gpus,
     vast,
     verda,
     voltagepark,
@@ -184,7 +185,8 @@ def more_direct_provider_recordings() -> list[dict]:
                     {url: f"{source_id}/stale_capture_2026-08-22_pricing_page_gpu_index.html"})
           for source_id, url in (("coreweave", coreweave.PRICING_URL), ("crusoe", crusoe.PRICING_URL),
                                  ("nebius", nebius.PRICES_URL), ("e2e", e2e.PRICING_URL),
-                                 ("tensorpool", tensorpool.PRICING_URL), ("sesterce", sesterce.HOMEPAGE_URL))],
+                                 ("tensorpool", tensorpool.PRICING_URL), ("sesterce", sesterce.HOMEPAGE_URL),
+                                 ("together-gpus", together_gpus.TogetherGpus.page_url))],
         recording("latitudesh", "reconstructed", "NOT a capture: /plans rebuilt from the 3 GPU plan objects of a REAL "
                   "copy of latitude.sh/pricing (2026-08-22, getcomputable/gpu-index@055204ad), values verbatim", {
                       latitudesh.API_URL: _write("latitudesh/reconstructed_2026-08-22_plans_from_pricing_page.json",

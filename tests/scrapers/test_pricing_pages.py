@@ -22,7 +22,7 @@ RECORDED_ROUTES = {recording["source"]: recording["routes"]
 
 def test_the_page_sources_are_the_ones_expected():
     assert PAGE_SOURCES == ["civo", "coreweave", "crusoe", "deepinfra", "e2e", "gmicloud", "nebius", "sesterce",
-                            "tensorpool"]
+                            "tensorpool", "together-gpus"]
 
 
 class _Client:
