@@ -17,11 +17,8 @@ from decimal import Decimal
 import duckdb
 
 from analytics import buy_signal
+from warehouse.markets import MARKET_SQL, SOURCE_MARKET_SQL
 
-# the market of a row of marts.gpu_prices_by_source_daily (channel cloud | marketplace | retail, with condition)
-SOURCE_MARKET_SQL = ("CASE WHEN price_per = 'card' THEN CASE WHEN condition = 'new' THEN 'retail_new' "
-                     "ELSE 'retail_used' END WHEN channel = 'marketplace' THEN 'marketplace_' || pricing_type "
-                     "ELSE pricing_type END")
 SOURCE_SERIES_SQL = f"""
     SELECT gpu_id, {SOURCE_MARKET_SQL} AS market, price_date, min(min_price_usd) AS price_usd,
            bool_or(is_synthetic) AS is_synthetic, string_agg(DISTINCT source, ',' ORDER BY source) AS sources
@@ -29,9 +26,6 @@ SOURCE_SERIES_SQL = f"""
     WHERE NOT is_carried_forward AND (price_per = 'card' OR includes_host_vm) AND source = $source
       AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR {SOURCE_MARKET_SQL} = $market)
     GROUP BY ALL"""
-# the market of a row of marts.gpu_prices_daily (channel cloud | marketplace | retail_new | retail_used)
-MARKET_SQL = ("CASE WHEN channel LIKE 'retail_%' THEN channel WHEN channel = 'marketplace' "
-              "THEN 'marketplace_' || pricing_type ELSE pricing_type END")
 SERIES_SQL = f"""
     SELECT gpu_id, {MARKET_SQL} AS market, price_date, min_price_usd AS price_usd, is_synthetic, sources
     FROM marts.gpu_prices_daily

@@ -35,21 +35,13 @@ from warehouse import db
 from warehouse.integrity import IntegrityResult, check
 from warehouse.landing import LandedRun, land
 from warehouse.load import IngestRecord, transaction, write_runs
+from warehouse.markets import IMPORT_MARKETS, MARKETS
 from warehouse.normalize import normalize
 from warehouse.report import utc_now
 
 FORMATS = ("csv", "keepa")
 CSV_COLUMNS = ("observed_at", "gpu", "market", "price", "currency")
 CSV_OPTIONAL_COLUMNS = ("provider", "region", "url", "title", "condition", "per", "gpu_count")
-# market -> (channel, pricing type, reservation months)
-MARKETS = {
-    "retail_new": ("retail", "purchase", None),
-    "retail_used": ("retail", "purchase", None),
-    "on_demand": ("cloud", "on_demand", None),
-    "spot": ("cloud", "spot", None),
-    "reserved_1y": ("cloud", "reserved_1y", 12),
-    "reserved_3y": ("cloud", "reserved_3y", 36),
-}
 PER_UNITS = {"card": "card", "gpu_hour": "gpu_hour", "instance_hour": "instance_hour"}
 USED_CONDITIONS = ("used", "refurbished", "open_box")
 IMPORT_PARSER_VERSION = 1
@@ -129,9 +121,10 @@ def _gpu(name: str, provider: str) -> tuple[str, str]:
 def _offer(source: str, *, gpu: str, market: str, price: Decimal, currency: str, provider: str,
            region: str | None = None, url: str | None = None, title: str | None = None,
            condition: str | None = None, per: str | None = None, gpu_count: str | None = None) -> Offer:
-    if market not in MARKETS:
-        raise ValueError(f"market {market!r} is not one of {', '.join(MARKETS)}")
-    channel, pricing_type, term_months = MARKETS[market]
+    if market not in IMPORT_MARKETS:
+        raise ValueError(f"market {market!r} is not one of {', '.join(IMPORT_MARKETS)}")
+    channel, pricing_type, term_months = (MARKETS[market].raw_channel, MARKETS[market].pricing_type,
+                                          MARKETS[market].term_months)
     currency = (currency or "").strip().upper()
     if not _CURRENCY.match(currency):
         raise ValueError(f"currency {currency!r} is not an ISO 4217 code (USD, EUR, CNY)")
@@ -283,8 +276,8 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
     source = check_source_name(source)
     if file_format not in FORMATS:
         raise ImportFileError(f"--format {file_format!r} is not one of {', '.join(FORMATS)}")
-    if market not in MARKETS:
-        raise ImportFileError(f"--market {market!r} is not one of {', '.join(MARKETS)}")
+    if market not in IMPORT_MARKETS:
+        raise ImportFileError(f"--market {market!r} is not one of {', '.join(IMPORT_MARKETS)}")
     body = path.read_bytes()
     prices = read_prices(body, file_format, source, market, currency)
     document = RawDocument(url=f"import:{path.name}", status=200, body=body, fetched_at=utc_now(),

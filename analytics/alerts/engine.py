@@ -22,7 +22,6 @@ from decimal import Decimal
 import duckdb
 
 from analytics.alerts.rules import (
-    MARKETS,
     MAX_RATE_AGE_DAYS,
     Rule,
     RuleError,
@@ -33,6 +32,7 @@ from analytics.price_history import series as price_series
 from scrapers.gpu_names import resolve_typed
 from warehouse import db
 from warehouse.db import fetch_dicts
+from warehouse.markets import MARKETS as MARKET_COLUMNS
 
 # -- evaluation -----------------------------------------------------------------------------------------------------
 SCHEMA_SQL = """
@@ -184,7 +184,8 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
         if seen or rule.name not in gpu_ids:
             continue
         gpu_id = gpu_ids[rule.name]
-        channel, pricing_type, price_per = MARKETS[rule.market]
+        market = MARKET_COLUMNS[rule.market]
+        channel, pricing_type, price_per = market.channel, market.pricing_type, market.price_per
         keys = {"gpu_id": gpu_id, "channel": channel, "pricing_type": pricing_type, "price_per": price_per, "day": day}
         series = _first(connection, SERIES_SQL, keys)
         holds, reference = (None, None) if series is None else _condition(connection, rule, series, day)

@@ -11,15 +11,9 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from config.settings import alerts_path
+from warehouse.markets import ALERT_MARKETS
 
-MARKETS = {  # market -> (channel, pricing_type, price_per) in marts.gpu_prices_daily
-    "on_demand": ("cloud", "on_demand", "gpu_hour"),
-    "spot": ("cloud", "spot", "gpu_hour"),
-    "marketplace_on_demand": ("marketplace", "on_demand", "gpu_hour"),  # peer-to-peer asks (vast, tensordock...)
-    "marketplace_spot": ("marketplace", "spot", "gpu_hour"),
-    "retail_new": ("retail_new", "purchase", "card"),
-    "retail_used": ("retail_used", "purchase", "card"),
-}
+MARKETS = ALERT_MARKETS  # the markets a rule may watch (warehouse/markets.py)
 CONDITIONS = ("below", "good_deal", "drop", "new_low")
 MAX_RATE_AGE_DAYS = 7  # as for prices: an older rate converts nothing
 

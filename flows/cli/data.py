@@ -16,7 +16,8 @@ from flows.cli.common import json_default, one_line, print_json_line
 from warehouse import db
 from warehouse.build import build as dbt_build
 from warehouse.docs import schema_markdown, sources_markdown, sources_test_data_markdown
-from warehouse.imports import FORMATS, MARKETS, ImportFileError, import_prices
+from warehouse.imports import FORMATS, ImportFileError, import_prices
+from warehouse.markets import IMPORT_MARKETS
 from warehouse.quotes import QuoteFileError, load_quotes
 from warehouse.status import render, status
 
@@ -142,7 +143,7 @@ def register(commands) -> None:
     prices.add_argument("file")
     prices.add_argument("--source", required=True, help="a name for where the prices come from, e.g. keepa-amazon")
     prices.add_argument("--format", choices=FORMATS, default="csv")
-    prices.add_argument("--market", choices=list(MARKETS), default="retail_new",
+    prices.add_argument("--market", choices=list(IMPORT_MARKETS), default="retail_new",
                         help="keepa: the market of the prices (default retail_new)")
     prices.add_argument("--currency", default="USD", help="keepa: the currency of the prices (default USD)")
     prices.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
