@@ -11,10 +11,12 @@ from scrapers.cloud.coreweave import CoreWeave
 from scrapers.cloud.crusoe import Crusoe
 from scrapers.cloud.cudo import CudoCompute
 from scrapers.cloud.digitalocean import DigitalOcean
+from scrapers.cloud.digitalocean_page import DigitalOceanPage
 from scrapers.cloud.e2e import E2ENetworks
 from scrapers.cloud.gcp import GoogleCloud
 from scrapers.cloud.gmicloud import GmiCloud
 from scrapers.cloud.hotaisle import HotAisle
+from scrapers.cloud.hotaisle_page import HotAislePage
 from scrapers.cloud.hyperstack import Hyperstack
 from scrapers.cloud.jarvislabs import Jarvislabs
 from scrapers.cloud.lambda_cloud import LambdaCloud
@@ -86,7 +88,7 @@ DIRECT_SOURCES = (
     AwsEc2, AzureRetailPrices, GoogleCloud, OracleCloud, LambdaCloud, RunPod, VastMarketplace, CudoCompute, Verda,
     Jarvislabs, TensorDock, Seeweb, Vultr, DigitalOcean, HotAisle, AkashGpuPrices, Scaleway, Linode, PrimeIntellect,
     Hyperstack, LatitudeSh, MassedCompute, Novita, ThunderCompute, VoltagePark, Civo, GmiCloud,
-    CoreWeave, Crusoe, Nebius, E2ENetworks, TensorPool, Sesterce, TogetherGpus,
+    CoreWeave, Crusoe, Nebius, E2ENetworks, TensorPool, Sesterce, TogetherGpus, HotAislePage, DigitalOceanPage,
 )
 # Retail sources (card prices), in README order; what each fetches comes from the watch list.
 RETAIL_SOURCES = (

@@ -26,10 +26,12 @@ from scrapers.cloud import (
     crusoe,
     cudo,
     digitalocean,
+    digitalocean_page,
     e2e,
     gcp,
     gmicloud,
     hotaisle,
+    hotaisle_page,
     hyperstack,
     jarvislabs,
     lambda_cloud,
@@ -186,7 +188,9 @@ def more_direct_provider_recordings() -> list[dict]:
           for source_id, url in (("coreweave", coreweave.PRICING_URL), ("crusoe", crusoe.PRICING_URL),
                                  ("nebius", nebius.PRICES_URL), ("e2e", e2e.PRICING_URL),
                                  ("tensorpool", tensorpool.PRICING_URL), ("sesterce", sesterce.HOMEPAGE_URL),
-                                 ("together-gpus", together_gpus.TogetherGpus.page_url))],
+                                 ("together-gpus", together_gpus.TogetherGpus.page_url),
+                                 ("hotaisle-page", hotaisle_page.HotAislePage.page_url),
+                                 ("digitalocean-page", digitalocean_page.DigitalOceanPage.page_url))],
         recording("latitudesh", "reconstructed", "NOT a capture: /plans rebuilt from the 3 GPU plan objects of a REAL "
                   "copy of latitude.sh/pricing (2026-08-22, getcomputable/gpu-index@055204ad), values verbatim", {
                       latitudesh.API_URL: _write("latitudesh/reconstructed_2026-08-22_plans_from_pricing_page.json",
