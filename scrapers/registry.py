@@ -18,11 +18,13 @@ from scrapers.cloud.gmicloud import GmiCloud
 from scrapers.cloud.hotaisle import HotAisle
 from scrapers.cloud.hotaisle_page import HotAislePage
 from scrapers.cloud.hyperstack import Hyperstack
+from scrapers.cloud.hyperstack_page import HyperstackPage
 from scrapers.cloud.jarvislabs import Jarvislabs
 from scrapers.cloud.lambda_cloud import LambdaCloud
 from scrapers.cloud.latitudesh import LatitudeSh
 from scrapers.cloud.linode import Linode
 from scrapers.cloud.massedcompute import MassedCompute
+from scrapers.cloud.massedcompute_page import MassedComputePage
 from scrapers.cloud.nebius import Nebius
 from scrapers.cloud.novita import Novita
 from scrapers.cloud.oci import OracleCloud
@@ -89,6 +91,7 @@ DIRECT_SOURCES = (
     Jarvislabs, TensorDock, Seeweb, Vultr, DigitalOcean, HotAisle, AkashGpuPrices, Scaleway, Linode, PrimeIntellect,
     Hyperstack, LatitudeSh, MassedCompute, Novita, ThunderCompute, VoltagePark, Civo, GmiCloud,
     CoreWeave, Crusoe, Nebius, E2ENetworks, TensorPool, Sesterce, TogetherGpus, HotAislePage, DigitalOceanPage,
+    HyperstackPage, MassedComputePage,
 )
 # Retail sources (card prices), in README order; what each fetches comes from the watch list.
 RETAIL_SOURCES = (

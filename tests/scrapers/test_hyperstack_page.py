@@ -48,16 +48,17 @@ def test_on_demand_prices_names_and_ids(offers):
     assert {label: (o.price, o.raw_gpu_name, o.gpu_id, o.interconnect) for label, o in on_demand.items()} == {
         "NVIDIA H200 SXM": (Decimal("3.99"), "H200 SXM 141GB", "h200-sxm-141gb", "sxm"),
         "NVIDIA H100 SXM": (Decimal("3.20"), "H100 SXM 80GB", "h100-sxm5-80gb", "sxm"),
-        "NVIDIA H100 NVLink": (Decimal("2.60"), "H100 NVLink 80GB", None, "nvlink"),
+        # Hyperstack-scoped aliases, from its own catalog's names (H100-80G-PCIe-NVLink, RTX-A6000...)
+        "NVIDIA H100 NVLink": (Decimal("2.60"), "H100 NVLink 80GB", "h100-pcie-80gb", "nvlink"),
         "NVIDIA H100": (Decimal("2.50"), "H100 80GB", "h100-80gb-unstated", None),
         "NVIDIA RTX Pro 6000 SE": (Decimal("1.85"), "RTX Pro 6000 SE 96GB", "rtx-pro-6000-96gb", None),
         "NVIDIA A100 SXM": (Decimal("1.60"), "A100 SXM 80GB", "a100-sxm4-80gb", "sxm"),
-        "NVIDIA A100 NVLink": (Decimal("1.40"), "A100 NVLink 80GB", None, "nvlink"),
+        "NVIDIA A100 NVLink": (Decimal("1.40"), "A100 NVLink 80GB", "a100-pcie-80gb", "nvlink"),
         "NVIDIA A100": (Decimal("1.35"), "A100 80GB", "a100-80gb-unstated", None),
         "NVIDIA L40": (Decimal("1.00"), "L40 48GB", "l40-48gb", None),
-        "NVIDIA A6000": (Decimal("0.50"), "A6000 48GB", None, None),
-        "NVIDIA A4000": (Decimal("0.15"), "A4000 16GB", None, None),
-        "NVIDIA B200": (Decimal("6.00"), "B200 192GB", None, None),
+        "NVIDIA A6000": (Decimal("0.50"), "A6000 48GB", "rtx-a6000-48gb", None),
+        "NVIDIA A4000": (Decimal("0.15"), "A4000 16GB", "rtx-a4000-16gb", None),
+        "NVIDIA B200": (Decimal("6.00"), "B200 192GB", "b200-180gb", None),
         "NVIDIA B300": (Decimal("7.40"), "B300 288GB", "b300-288gb", None),
     }
     assert on_demand["NVIDIA H200 SXM"].title.startswith("NVIDIA H200 SXM, 141 GB, up to 22 pCPUs and 225 GB RAM")
@@ -72,7 +73,9 @@ def test_spot_prices_state_no_memory(offers):
         "NVIDIA L40": (Decimal("0.80"), "L40", None),  # printed " $0.80"
         "NVIDIA A6000": (Decimal("0.40"), "A6000", None),
     }
-    assert spot["NVIDIA A100"].gpu_id is None  # 40 or 80 GB: not said in the spot table, never borrowed
+    # 40 or 80 GB, SXM or PCIe: not said in the spot table, never borrowed from the on-demand one
+    assert spot["NVIDIA A100"].gpu_id == "a100-unstated"
+    assert spot["NVIDIA H100 PCIe"].gpu_id == "h100-pcie-80gb"  # made only with 80 GB
     assert spot["NVIDIA L40"].gpu_id == "l40-48gb"
 
 

@@ -22,7 +22,8 @@ RECORDED_ROUTES = {recording["source"]: recording["routes"]
 
 def test_the_page_sources_are_the_ones_expected():
     assert PAGE_SOURCES == ["civo", "coreweave", "crusoe", "deepinfra", "digitalocean-page", "e2e", "gmicloud",
-                            "hotaisle-page", "nebius", "sesterce", "tensorpool", "together-gpus"]
+                            "hotaisle-page", "hyperstack-page", "massedcompute-page", "nebius", "sesterce",
+                            "tensorpool", "together-gpus"]
 
 
 class _Client:
