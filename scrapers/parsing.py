@@ -51,3 +51,9 @@ def as_list(value: object, what: str, source_id: str) -> list:
 def list_field(mapping: dict, key: str, source_id: str, where: str = "") -> list:
     """mapping[key] that must be a list: the envelope of most JSON catalogs (`{offers: [...]}`)."""
     return as_list(field(mapping, key, source_id, where), key, source_id)
+
+
+def node_text(node, separator: str = "") -> str:
+    """A parsed HTML node's text with its whitespace collapsed ("" for no node). `separator` goes between the
+    node's text pieces: " " keeps words of neighbouring elements apart ("<b>H100</b><i>SXM</i>" -> "H100 SXM")."""
+    return " ".join((node.text(deep=True, separator=separator) if node is not None else "").split())

@@ -35,7 +35,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.civo.com/pricing"
 # commitment term (months) -> pricing type; the 6- and 24-month terms have none
@@ -45,10 +45,6 @@ _DETAIL = re.compile(r"^(\d+) x NVIDIA (.+)$")
 _HOURLY = re.compile(r"^(N/A|\$([\d,]+\.\d{2}))$")
 _MEMORY = re.compile(r"\b(\d+)\s*GB\b", re.IGNORECASE)
 _TERM_ID = re.compile(r"^(\d+)_months$")
-
-
-def _text(node: LexborNode | None) -> str:
-    return " ".join((node.text(deep=True) if node is not None else "").split())
 
 
 def raw_gpu_name(label: str, model: str) -> str:
@@ -73,7 +69,7 @@ class Civo(PricingPage):
         sections = LexborHTMLParser(html).css("section#nvidia-gpus")
         if len(sections) != 1:
             raise ParseError(f"{self.id}: {len(sections)} <section id=nvidia-gpus> on the page (need 1): reshaped")
-        tables = [(table, _CAPTION.match(_text(table.css_first("caption")))) for table in sections[0].css("table")]
+        tables = [(table, _CAPTION.match(node_text(table.css_first("caption")))) for table in sections[0].css("table")]
         tables = [(table, match.group(1)) for table, match in tables if match]
         if not tables:
             raise ParseError(f"{self.id}: no 'NVIDIA ... GPU pricing' table in the GPU section: price table gone")
@@ -85,7 +81,7 @@ class Civo(PricingPage):
         return offers
 
     def _table(self, table: LexborNode, label: str, index: int) -> list[Offer]:
-        headers = [_text(th) for th in table.css("thead th")]
+        headers = [node_text(th) for th in table.css("thead th")]
         if "On-demand" not in headers or "Commitment" not in headers:
             raise ParseError(f"{self.id}: table {label!r} has columns {headers}, not On-demand and Commitment")
         priced_cells = len(table.css("td.on-demand-pricing")) + len(table.css("td.commitment-pricing"))
@@ -101,7 +97,7 @@ class Civo(PricingPage):
         details = row.css("div.product-detail")
         if len(details) != 1:
             raise ParseError(f"{self.id}: table {label!r}: a row with {len(details)} 'N x NVIDIA ...' details")
-        detail = _text(details[0])
+        detail = node_text(details[0])
         match = _DETAIL.match(detail)
         if not match or int(match.group(1)) < 1:
             raise ParseError(f"{self.id}: table {label!r}: row detail {detail!r} is not 'N x NVIDIA <model>'")
@@ -110,7 +106,7 @@ class Civo(PricingPage):
         if model.split()[0] != label.split()[0] or any(f"{size}GB" not in model for size in caption_memory):
             raise ParseError(f"{self.id}: row model {model!r} does not match its table {label!r}")
         size_cell = row.css_first('td[data-title="Size"]')
-        size = _text(size_cell).removesuffix(detail).strip() if size_cell is not None else ""
+        size = node_text(size_cell).removesuffix(detail).strip() if size_cell is not None else ""
         on_demand = row.css_first("td.on-demand-pricing")
         commitment = row.css_first("td.commitment-pricing")
         if on_demand is None or commitment is None:
@@ -149,7 +145,7 @@ class Civo(PricingPage):
         prints = cell.css('div[data-option="hourly"]')
         if len(prints) != 1:
             raise ParseError(f"{self.id}: {where}: {len(prints)} hourly prices (need 1)")
-        unit = _text(prints[0].css_first("span"))
+        unit = node_text(prints[0].css_first("span"))
         value = " ".join((prints[0].text(deep=False) or "").split())
         match = _HOURLY.match(value)
         if unit != "per hour" or not match:

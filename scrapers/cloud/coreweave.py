@@ -37,7 +37,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.coreweave.com/pricing"
 GPU_SECTION_TITLE = "On-demand GPU instances"
@@ -49,10 +49,6 @@ _DOLLARS = re.compile(r"^\$(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?$")
 _COUNT = re.compile(r"^(\d+)(?:\^\d+)?$")  # "8", or "4^1" (a footnote mark)
 _REGION = re.compile(r"^REGION:\s*(.+)$")
 _VENDORS = ("NVIDIA", "AMD")
-
-
-def _text(node) -> str:
-    return " ".join((node.text(deep=True, separator=" ") or "").split())
 
 
 def _ancestor(node, tag: str):
@@ -97,7 +93,7 @@ class CoreWeave(PricingPage):
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         tree = LexborHTMLParser(html)
-        headings = [node for node in tree.css("h2") if _text(node) == GPU_SECTION_TITLE]
+        headings = [node for node in tree.css("h2") if node_text(node, " ") == GPU_SECTION_TITLE]
         if len(headings) != 1:
             raise ParseError(f"{self.id}: {len(headings)} '{GPU_SECTION_TITLE}' headings (need 1): page changed")
         section = _ancestor(headings[0], "section")
@@ -113,11 +109,11 @@ class CoreWeave(PricingPage):
 
     def _table(self, table, index: int) -> list[Offer]:
         heading = table.parent.css_first("strong.eyebrow") if table.parent is not None else None
-        match = _REGION.match(_text(heading)) if heading is not None else None
+        match = _REGION.match(node_text(heading, " ")) if heading is not None else None
         if match is None:
             raise ParseError(f"{self.id}: a GPU price table without its 'REGION:' heading")
         region = match.group(1)
-        header = " | ".join(_text(cell) for cell in table.css("div.table-header-text"))
+        header = " | ".join(node_text(cell, " ") for cell in table.css("div.table-header-text"))
         for column in ("GPU Model", "GPU Count", "On-Demand Price (Per Hour)", "Spot Price (Per Hour)"):
             if column not in header:
                 raise ParseError(f"{self.id}: REGION {region} table has no '{column}' column ({header})")
@@ -130,7 +126,8 @@ class CoreWeave(PricingPage):
         return offers
 
     def _row(self, row, region: str, index: int) -> list[Offer]:
-        models = {(node.attributes.get("data-product") or "", _text(node)) for node in row.css("h3.table-model-name")}
+        models = {(node.attributes.get("data-product") or "", node_text(node, " "))
+                  for node in row.css("h3.table-model-name")}
         if len(models) != 1:
             raise ParseError(f"{self.id}: REGION {region} row names {len(models)} models {sorted(models)}")
         product, model = models.pop()
@@ -138,9 +135,9 @@ class CoreWeave(PricingPage):
         cells = {}
         for block in row.css("div.table-meta-text-right"):
             value = block.css_first("div.table-meta-value")
-            labels = [_text(node) for node in block.css("div") if node.attributes.get("class") is None]
+            labels = [node_text(node, " ") for node in block.css("div") if node.attributes.get("class") is None]
             if value is not None and len(labels) == 1:
-                cells[labels[0]] = _text(value)
+                cells[labels[0]] = node_text(value, " ")
         count = _COUNT.match(cells.get("GPU Count", ""))
         if count is None or int(count.group(1)) <= 0:
             raise ParseError(f"{self.id}: {where} GPU Count {cells.get('GPU Count')!r} is not a count")
@@ -173,10 +170,13 @@ class CoreWeave(PricingPage):
                 raise ParseError(f"{self.id}: {where} has {len(spans)} '{label}' spans")
             if not spans:
                 continue
-            text = _text(spans[0])
+            text = node_text(spans[0], " ")
             if not text.startswith(label) or not text.endswith("/ Hour"):
                 raise ParseError(f"{self.id}: {where} price span reads {text!r}, not '{label} ... / Hour'")
-            value = _text(spans[0].css_first("span.item-value"))
+            value_node = spans[0].css_first("span.item-value")
+            if value_node is None:
+                raise ParseError(f"{self.id}: {where} {label} span has no item-value")
+            value = node_text(value_node, " ")
             if value in _NOT_OFFERED:
                 continue  # the page's own "not offered" (its script hides the span)
             if not _DOLLARS.match(value):

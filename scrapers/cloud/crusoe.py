@@ -30,7 +30,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.crusoe.ai/cloud/pricing"
 GPU_SECTION_TITLE = "GPU instances pricing"
@@ -40,10 +40,6 @@ _PRICE = re.compile(r"^\$(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?/GPU-hr$")
 _MEMORY = re.compile(r"^\d+GB$")
 _VENDORS = ("NVIDIA", "AMD")
 _FORM_FACTORS = {"HGX": ("SXM", "sxm"), "SXM": ("SXM", "sxm"), "PCIe": ("PCIe", "pcie"), "NVL72": ("NVL72", "nvlink")}
-
-
-def _text(node) -> str:
-    return " ".join((node.text(deep=True, separator=" ") or "").split())
 
 
 def gpu_raw_name(heading: str, memory: str, form_factor: str) -> tuple[str, str | None]:
@@ -71,7 +67,7 @@ class Crusoe(PricingPage):
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         tree = LexborHTMLParser(html)
-        headings = [node for node in tree.css("h3.pricing-col-heading") if _text(node) == GPU_SECTION_TITLE]
+        headings = [node for node in tree.css("h3.pricing-col-heading") if node_text(node, " ") == GPU_SECTION_TITLE]
         if len(headings) != 1:
             raise ParseError(f"{self.id}: {len(headings)} '{GPU_SECTION_TITLE}' headings (need 1): page changed")
         section = headings[0].parent
@@ -79,7 +75,7 @@ class Crusoe(PricingPage):
             section = section.parent
         if section is None:
             raise ParseError(f"{self.id}: '{GPU_SECTION_TITLE}' is not inside a pricing section: page changed")
-        columns = tuple(_text(node) for node in section.css("div.pricing-heading"))
+        columns = tuple(node_text(node, " ") for node in section.css("div.pricing-heading"))
         if columns != COLUMNS:
             raise ParseError(f"{self.id}: GPU table columns {columns} are not {COLUMNS}: tiers cannot be bound")
         rows = section.css('div[role="listitem"]')
@@ -93,11 +89,11 @@ class Crusoe(PricingPage):
         return offers
 
     def _row(self, row, index: int) -> list[Offer]:
-        headings = [_text(node) for node in row.css("h4.pricing-item-heading")]
+        headings = [node_text(node, " ") for node in row.css("h4.pricing-item-heading")]
         if len(headings) != 1:
             raise ParseError(f"{self.id}: a GPU row with {len(headings)} headings {headings}")
         heading = headings[0]
-        tags = [_text(node) for node in row.css("div.pricing-tag")]
+        tags = [node_text(node, " ") for node in row.css("div.pricing-tag")]
         if len(tags) != 2 or not _MEMORY.match(tags[0]):
             raise ParseError(f"{self.id}: {heading} tags {tags} are not (memory, form factor)")
         memory, form_factor = tags
@@ -108,7 +104,7 @@ class Crusoe(PricingPage):
         label = " ".join(part for part in (heading, memory, form_factor) if part)
         offers = []
         for cell, pricing_type in zip(cells, PRICING_TYPES, strict=True):
-            text = _text(cell)
+            text = node_text(cell, " ")
             if not any(character.isdigit() for character in text):
                 continue  # "Contact sales": no published price
             match = _PRICE.match(text)

@@ -37,7 +37,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://docs.digitalocean.com/products/droplets/details/pricing/"
 # section heading id -> pricing type; every other section (CPU, contract, bandwidth) is never read
@@ -48,10 +48,6 @@ _PRICE = re.compile(r"^\$(\d[\d,]*(?:\.\d{2})?) per hour$")
 _COUNT = re.compile(r"\((\d+)x\)")
 _LABEL = re.compile(r"^(.+?) \((\d+)x\)$")
 _DIGIT = re.compile(r"\d")
-
-
-def _text(node: LexborNode | None) -> str:
-    return " ".join((node.text(deep=True) if node is not None else "").split())
 
 
 def split_label(label: str) -> tuple[str, int] | None:
@@ -101,7 +97,7 @@ class DigitalOceanPage(PricingPage):
             raise ParseError(f"{self.id}: section {anchor!r} has no heading after it: its end is unknown")
         if len(tables) != 1:
             raise ParseError(f"{self.id}: section {anchor!r} holds {len(tables)} tables (need 1)")
-        header = [_text(th) for th in tables[0].css("th")]
+        header = [node_text(th) for th in tables[0].css("th")]
         if header != HEADER:
             raise ParseError(f"{self.id}: section {anchor!r} has columns {header}, not {HEADER}")
         rows = [row for row in tables[0].css("tr") if row.css_first("td") is not None]
@@ -113,7 +109,7 @@ class DigitalOceanPage(PricingPage):
         return offers
 
     def _row(self, row: LexborNode, anchor: str, pricing_type: str, index: int) -> Offer | None:
-        cells = [_text(td) for td in row.css("td")]
+        cells = [node_text(td) for td in row.css("td")]
         if len(cells) != 2:
             raise ParseError(f"{self.id}: section {anchor!r}: a row with {len(cells)} cells (need GPU | Price)")
         label, price_text = cells

@@ -38,7 +38,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.e2enetworks.com/pricing?region=us"
 HEADER = ("Item", "vRAM", "vCPUs", "RAM, GB", "Hourly/On-Demand", "Monthly", "Annually")
@@ -48,10 +48,6 @@ CURRENCIES = {"$": "USD", "\u20b9": "INR"}
 _MONEY = re.compile("^([$\u20b9])\\s*([0-9][0-9,]*(?:\\.[0-9]+)?)$")
 _INTEGER = re.compile(r"^\d+$")
 _MEMORY = re.compile(r"\b\d+\s*GB\b", re.IGNORECASE)
-
-
-def _text(node: LexborNode | None) -> str:
-    return " ".join((node.text(deep=True) if node is not None else "").split())
 
 
 def raw_gpu_name(label: str, vram: str) -> str:
@@ -72,14 +68,14 @@ class E2ENetworks(PricingPage):
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         tables = [table for table in LexborHTMLParser(html).css("table")
-                  if tuple(_text(th) for th in table.css("thead th")) == HEADER]
+                  if tuple(node_text(th) for th in table.css("thead th")) == HEADER]
         if len(tables) != 1:
             raise ParseError(f"{self.id}: {len(tables)} tables with the header {' | '.join(HEADER)} (need 1)")
         table = tables[0]
         section = table.parent
         while section is not None and section.tag != "section":
             section = section.parent
-        if section is None or PER_GPU_FOOTNOTE not in _text(section):
+        if section is None or PER_GPU_FOOTNOTE not in node_text(section):
             raise ParseError(f"{self.id}: the footnote {PER_GPU_FOOTNOTE!r} is gone from the price table's section: "
                              "unknown unit (the table has a 1x/2x/4x/8x multiplier)")
         rows = table.css("tbody tr")
@@ -91,7 +87,7 @@ class E2ENetworks(PricingPage):
         return offers
 
     def _row(self, row: LexborNode, index: int) -> list[Offer]:
-        cells = [_text(cell) for cell in row.css("td")]
+        cells = [node_text(cell) for cell in row.css("td")]
         if len(cells) != len(HEADER):
             raise ParseError(f"{self.id}: a table row has {len(cells)} cells, not {len(HEADER)}: {cells}")
         label, vram, vcpus, ram, hourly_cell, _monthly, annual_cell = cells

@@ -29,16 +29,12 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.gmicloud.ai/en/pricing"
 UNIT = "/GPU-hour"
 _PRICE = re.compile(r"^from \$(\d[\d,]*\.\d{2})$")
 _DIGIT = re.compile(r"\d")
-
-
-def _text(node: LexborNode | None) -> str:
-    return " ".join((node.text(deep=True) if node is not None else "").split())
 
 
 class GmiCloud(PricingPage):
@@ -53,16 +49,16 @@ class GmiCloud(PricingPage):
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         tree = LexborHTMLParser(html)
-        cards = [h3 for h3 in tree.css("h3") if _text(h3).startswith("NVIDIA ")]
+        cards = [h3 for h3 in tree.css("h3") if node_text(h3).startswith("NVIDIA ")]
         if not cards:
             raise ParseError(f"{self.id}: no 'NVIDIA <chip>' card heading on the page: price cards gone")
-        unit_spans = [span for span in tree.css("span") if _text(span) == UNIT]
+        unit_spans = [span for span in tree.css("span") if node_text(span) == UNIT]
         offers, attributed = [], 0
         for heading in cards:
             card = heading.parent
-            spans = [span for span in (card.css("span") if card is not None else []) if _text(span) == UNIT]
+            spans = [span for span in (card.css("span") if card is not None else []) if node_text(span) == UNIT]
             if len(spans) > 1:
-                raise ParseError(f"{self.id}: card {_text(heading)!r} holds {len(spans)} '{UNIT}' prices")
+                raise ParseError(f"{self.id}: card {node_text(heading)!r} holds {len(spans)} '{UNIT}' prices")
             attributed += len(spans)
             if spans:
                 offer = self._card(heading, spans[0], index)
@@ -75,13 +71,13 @@ class GmiCloud(PricingPage):
         return offers
 
     def _card(self, heading: LexborNode, unit: LexborNode, index: int) -> Offer | None:
-        name = _text(heading)
+        name = node_text(heading)
         slot = unit.prev
         while slot is not None and slot.tag != "span":
             slot = slot.prev
         if slot is None:
             raise ParseError(f"{self.id}: card {name!r}: no price beside its '{UNIT}' unit")
-        value = _text(slot)
+        value = node_text(slot)
         if not _DIGIT.search(value):
             return None  # "Pre order", "Contact sales": no price offered
         match = _PRICE.match(value)
@@ -93,7 +89,7 @@ class GmiCloud(PricingPage):
         badge = heading.prev
         while badge is not None and badge.tag != "div":
             badge = badge.prev
-        badge_text = _text(badge).upper() if badge is not None else ""
+        badge_text = node_text(badge).upper() if badge is not None else ""
         return Offer(
             source=self.id, channel="cloud", provider=self.provider, offer_id=name, raw_gpu_name=name,
             title=f"{name} ({value}{UNIT}, the lowest rate)", gpu_id=resolve_gpu_id(name, self.id),

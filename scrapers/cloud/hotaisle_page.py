@@ -31,7 +31,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://hotaisle.xyz/pricing"
 # card kicker -> pricing type; None: a known plan kind that has no pricing type here (bare metal, one-month minimum)
@@ -40,10 +40,6 @@ COMMIT_PHRASE = "one-month minimum"
 _COUNT = re.compile(r"^(\d+)x$")
 _PRICE = re.compile(r"^\$(\d+\.\d{2})/GPU/hr$")
 _PRICE_LIKE = re.compile(r"\$|\d\.\d{2}|/GPU")
-
-
-def _text(node: LexborNode | None) -> str:
-    return " ".join((node.text(deep=True) if node is not None else "").split())
 
 
 def _children(node: LexborNode) -> list[LexborNode]:
@@ -84,7 +80,7 @@ class HotAislePage(PricingPage):
         spans = _children(gpus)
         if kicker.tag != "p" or gpus.tag != "div" or len(spans) != 2 or any(s.tag != "span" for s in spans):
             return None
-        return _text(kicker), _text(h2), header, _text(spans[0]), _text(spans[1])
+        return node_text(kicker), node_text(h2), header, node_text(spans[0]), node_text(spans[1])
 
     def _card(self, kicker: str, plan: str, header: LexborNode, counts: str, chip: str, index: int) -> list[Offer]:
         where = f"plan card {kicker!r}/{plan!r}"
@@ -96,7 +92,7 @@ class HotAislePage(PricingPage):
         gpu_counts = [int(number.group(1)) for number in numbers]
         if min(gpu_counts) < 1 or len(set(gpu_counts)) != len(gpu_counts):
             raise ParseError(f"{self.id}: {where}: GPU counts {counts!r} are not distinct positive counts")
-        prints = [p for p in header.css("p") if _PRICE_LIKE.search(_text(p))]
+        prints = [p for p in header.css("p") if _PRICE_LIKE.search(node_text(p))]
         if len(prints) != 1:
             raise ParseError(f"{self.id}: {where}: {len(prints)} price prints (need 1)")
         value = " ".join((prints[0].text(deep=False) or "").split())
@@ -108,7 +104,7 @@ class HotAislePage(PricingPage):
             raise ParseError(f"{self.id}: {where}: price {value!r} is not positive")
         pricing_type = KICKERS[kicker]
         if pricing_type is None:
-            if COMMIT_PHRASE not in _text(header).lower():
+            if COMMIT_PHRASE not in node_text(header).lower():
                 raise ParseError(f"{self.id}: {where}: the {COMMIT_PHRASE!r} term is gone: its term is unknown")
             return []  # bare metal, one-month minimum: no pricing type for that term
         return [

@@ -37,7 +37,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.hyperstack.cloud/gpu-pricing"
 SECTION = "div#cloud-pricing"
@@ -51,10 +51,6 @@ NO_PRICE = {"contact us", "coming soon", "-", "\u2013", "\u2014"}
 _PRICE = re.compile(r"^\$(\d+\.\d{2})$")
 _NUMBER = re.compile(r"^\d+$")
 _VENDORS = ("NVIDIA", "AMD")
-
-
-def _text(node: LexborNode | None) -> str:
-    return " ".join((node.text(deep=True) if node is not None else "").split())
 
 
 def interconnect_of(label: str) -> str | None:
@@ -83,7 +79,7 @@ class HyperstackPage(PricingPage):
             raise ParseError(f"{self.id}: {len(sections)} <{SECTION}> on the page (need 1): reshaped")
         cards: dict[str, list[LexborNode]] = {}
         for card in sections[0].css("div.page-price_card"):
-            cards.setdefault(_text(card.css_first(".page-price_card_top_content h3")), []).append(card)
+            cards.setdefault(node_text(card.css_first(".page-price_card_top_content h3")), []).append(card)
         offers = []
         for title, (pricing_type, header) in CARDS.items():
             found = cards.get(title, [])
@@ -94,12 +90,12 @@ class HyperstackPage(PricingPage):
 
     def _card(self, card: LexborNode, title: str, pricing_type: str, header: tuple[str, ...],
               index: int) -> list[Offer]:
-        columns = tuple(_text(cell) for cell in card.css(".page-price_card_head_item"))
+        columns = tuple(node_text(cell) for cell in card.css(".page-price_card_head_item"))
         if columns != header:
             raise ParseError(f"{self.id}: table {title!r} has columns {list(columns)}, not {list(header)}")
         offers = []
         for row in card.css(".page-price_card_row_item"):
-            cells = [_text(cell) for cell in row.css(".page-price_card_row_item_col")]
+            cells = [node_text(cell) for cell in row.css(".page-price_card_row_item_col")]
             if not cells:
                 continue  # the page's template leaves empty rows in some tables: nothing printed
             if len(cells) != len(header):

@@ -33,7 +33,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 HOMEPAGE_URL = "https://www.sesterce.com/"
 HEADER = ("Model", "From / GPU / hr", "Available now", "Listed GPUs", "Live regions", "Action")
@@ -41,10 +41,6 @@ FOOTER = "LIVE OFFERS \u00b7 CLOUD.SESTERCE.COM \u00b7 USD \u00b7 ON-DEMAND"
 _PRICE = re.compile(r"^\$(\d+\.\d{2})$")
 _AVAILABLE = re.compile(r"^(\d+) GPUs$")
 _FORM_FACTOR = re.compile(r"^(SXM|PCIe)\d*$")
-
-
-def _text(node: LexborNode | None) -> str:
-    return " ".join((node.text(deep=True) if node is not None else "").split())
 
 
 def form_factors(vendor: str) -> list[str]:
@@ -69,10 +65,10 @@ class Sesterce(PricingPage):
         if len(sections) != 1:
             raise ParseError(f"{self.id}: {len(sections)} <section id=pricing> on the page (need 1): reshaped")
         tables = [table for table in sections[0].css("table")
-                  if tuple(_text(th) for th in table.css("thead th")) == HEADER]
+                  if tuple(node_text(th) for th in table.css("thead th")) == HEADER]
         if len(tables) != 1:
             raise ParseError(f"{self.id}: {len(tables)} tables headed {' | '.join(HEADER)} in the pricing section")
-        if FOOTER not in _text(sections[0]):
+        if FOOTER not in node_text(sections[0]):
             raise ParseError(f"{self.id}: the footer {FOOTER!r} is gone: currency and pricing type unknown")
         offers = []
         for row in tables[0].css("tbody tr"):
@@ -89,12 +85,12 @@ class Sesterce(PricingPage):
         if len(models) != 1 or len(vendors) > 1 or len(prices) > 1 or len(cells) != len(HEADER) - 1:
             raise ParseError(f"{self.id}: a table row has {len(models)} models, {len(prices)} prices and "
                              f"{len(cells)} cells: reshaped")
-        model, vendor = _text(models[0]), _text(vendors[0]) if vendors else ""
+        model, vendor = node_text(models[0]), node_text(vendors[0]) if vendors else ""
         if not model:
             raise ParseError(f"{self.id}: a priced row names no model")
         if not prices:
             return None  # no price cell: nothing on offer
-        cell = _text(prices[0])
+        cell = node_text(prices[0])
         match = _PRICE.match(cell)
         if not match:
             raise ParseError(f"{self.id}: {model!r} price {cell!r} is not '$D.DD'")
@@ -104,7 +100,7 @@ class Sesterce(PricingPage):
         kinds = form_factors(vendor)
         # one price over SXM and PCIe (H100, A100): the bare model, never a form factor
         raw_name = f"{model} {kinds[0]}" if len(kinds) == 1 else model
-        available = _AVAILABLE.match(_text(cells[1]))
+        available = _AVAILABLE.match(node_text(cells[1]))
         return Offer(
             source=self.id, channel="cloud", provider=self.provider, offer_id=model,
             title=f"{model} ({vendor}), from-price", raw_gpu_name=raw_name, gpu_id=resolve_gpu_id(raw_name, self.id),

@@ -34,7 +34,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://tensorpool.dev/pricing"
 GRID_CLASS = "grid-cols-[200px_200px_1fr_1fr_1fr]"
@@ -44,10 +44,6 @@ ON_DEMAND = "ON-DEMAND"
 NOT_OFFERED = "N/A"
 CPU_LABEL = "CPU"
 _PRICE = re.compile(r"^\$(\d+(?:\.\d+)?)/hr$")
-
-
-def _text(node: LexborNode) -> str:
-    return " ".join(node.text(deep=True, separator=" ").split())
 
 
 def _classes(node: LexborNode) -> list[str]:
@@ -72,7 +68,7 @@ class TensorPool(PricingPage):
         if len(cells) < 2 * COLUMNS or len(cells) % COLUMNS:
             raise ParseError(f"{self.id}: the grid holds {len(cells)} cells, not a header and rows of {COLUMNS}")
         rows = [cells[at:at + COLUMNS] for at in range(0, len(cells), COLUMNS)]
-        header = [_text(cell) for cell in rows[0]]
+        header = [node_text(cell, " ") for cell in rows[0]]
         if header[:2] != ["Category", "GPU Type"] or header.count("TensorPool") != 1:
             raise ParseError(f"{self.id}: grid header {header} is not Category | GPU Type | ... | TensorPool | ...")
         column = header.index("TensorPool")
@@ -84,7 +80,7 @@ class TensorPool(PricingPage):
         offers = []
         seen = set()
         for number, row in enumerate(rows[1:], start=1):
-            category, label, price_cell = _text(row[0]), _text(row[1]), _text(row[column])
+            category, label, price_cell = node_text(row[0], " "), node_text(row[1], " "), node_text(row[column], " ")
             if category != (ON_DEMAND if number == 1 else ""):
                 raise ParseError(f"{self.id}: grid row {number} category {category!r}: only one ON-DEMAND section "
                                  "is known")

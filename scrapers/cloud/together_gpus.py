@@ -39,7 +39,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.together.ai/pricing"
 SECTION_ANCHOR = "gpu-clusters"
@@ -50,10 +50,6 @@ HEADER = ("Hardware", "ON-Demand", "Reserved", "Pay as you go", *RESERVED_TERMS)
 EM_DASH = "\u2014"
 _PRICE = re.compile(r"^\$(\d+\.\d{2})$")
 _VENDORS = ("NVIDIA", "AMD")
-
-
-def _text(node: LexborNode | None) -> str:
-    return " ".join((node.text(deep=True) if node is not None else "").split())
 
 
 def _hidden(node: LexborNode) -> bool:
@@ -92,13 +88,13 @@ class TogetherGpus(PricingPage):
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         section = self._section(LexborHTMLParser(html))
-        if UNIT_NOTE not in [_text(node) for node in section.css("p")]:
+        if UNIT_NOTE not in [node_text(node) for node in section.css("p")]:
             raise ParseError(f"{self.id}: the GPU Clusters section no longer says {UNIT_NOTE!r}: unit unknown")
         tables = [table for table in section.css("table") if not _hidden(table)]
         if len(tables) != 1:
             raise ParseError(f"{self.id}: {len(tables)} visible tables in the GPU Clusters section (need 1)")
         table = tables[0]
-        header = tuple(_text(th) for th in table.css("thead th"))
+        header = tuple(node_text(th) for th in table.css("thead th"))
         if header != HEADER:
             raise ParseError(f"{self.id}: GPU Clusters table header {header} is not {HEADER}: columns changed")
         rows = table.css("tbody tr")
@@ -114,7 +110,7 @@ class TogetherGpus(PricingPage):
         if len(anchors) != 1 or anchors[0].parent is None:
             raise ParseError(f"{self.id}: {len(anchors)} id={SECTION_ANCHOR} anchors on the page (need 1): reshaped")
         section = anchors[0].parent
-        titles = [_text(h2) for h2 in section.css("h2")]
+        titles = [node_text(h2) for h2 in section.css("h2")]
         if titles != [SECTION_TITLE] or len(section.css("div.section-anchor")) != 1:
             raise ParseError(f"{self.id}: the {SECTION_ANCHOR} anchor's section holds titles {titles} and "
                              f"{len(section.css('div.section-anchor'))} anchors (need only {SECTION_TITLE!r})")
@@ -122,9 +118,9 @@ class TogetherGpus(PricingPage):
 
     def _row(self, row: LexborNode, index: int) -> list[Offer]:
         cells = row.css("td")
-        label = _text(cells[0]) if cells else ""
+        label = node_text(cells[0]) if cells else ""
         if len(cells) < 3 or not label:
-            raise ParseError(f"{self.id}: GPU Clusters row {_text(row)[:80]!r} is not label, on-demand, reserved")
+            raise ParseError(f"{self.id}: GPU Clusters row {node_text(row)[:80]!r} is not label, on-demand, reserved")
         if "is-right-border" not in (cells[1].attributes.get("class") or "").split():
             raise ParseError(f"{self.id}: row {label!r}: the on-demand cell lost its is-right-border marker")
         covered = 0
@@ -136,7 +132,7 @@ class TogetherGpus(PricingPage):
         if covered != len(RESERVED_TERMS):
             raise ParseError(f"{self.id}: row {label!r}: reserved cells cover {covered} columns, not "
                              f"{len(RESERVED_TERMS)}: table reshaped")
-        price = self._price(_text(cells[1]), f"row {label!r} on-demand")
+        price = self._price(node_text(cells[1]), f"row {label!r} on-demand")
         if price is None:
             return []
         raw_name, interconnect = gpu_raw_name(label)

@@ -26,7 +26,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.base import Expectations, PricingPage, TokenPrice
 from scrapers.errors import ParseError
-from scrapers.parsing import money
+from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://deepinfra.com/pricing"
 TOKEN_TABLE_HEADER = ("Model", "Context", "$ per 1M input tokens", "$ per 1M output tokens")
@@ -35,10 +35,6 @@ TOKENS_PER_MILLION_EXPONENT = -6
 _PRICE = r"\$(\d+(?:\.\d+)?)"
 _INPUT_CELL = re.compile(rf"{_PRICE}(?: / {_PRICE} cached)?")
 _OUTPUT_CELL = re.compile(_PRICE)
-
-
-def _cell_text(node) -> str:
-    return " ".join(node.text(deep=True).split())
 
 
 class DeepInfraPricingPage(PricingPage):
@@ -68,7 +64,7 @@ class DeepInfraPricingPage(PricingPage):
 
     @staticmethod
     def _header(table) -> tuple[str, ...]:
-        return tuple(_cell_text(th) for th in table.css("thead th"))[:len(TOKEN_TABLE_HEADER)]
+        return tuple(node_text(th) for th in table.css("thead th"))[:len(TOKEN_TABLE_HEADER)]
 
     def _price(self, row, index: int) -> TokenPrice:
         cells = row.css("td")
@@ -78,8 +74,8 @@ class DeepInfraPricingPage(PricingPage):
         href = (link.attributes.get("href") or "") if link is not None else ""
         slug = href.lstrip("/")
         if not href.startswith("/") or not slug:
-            raise ParseError(f"{self.id}: a token-price row has no model link ({_cell_text(cells[0])!r})")
-        input_text, output_text = _cell_text(cells[2]), _cell_text(cells[3])
+            raise ParseError(f"{self.id}: a token-price row has no model link ({node_text(cells[0])!r})")
+        input_text, output_text = node_text(cells[2]), node_text(cells[3])
         input_match = _INPUT_CELL.fullmatch(input_text)
         output_match = _OUTPUT_CELL.fullmatch(output_text)
         if input_match is None or output_match is None:

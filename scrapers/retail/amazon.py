@@ -25,7 +25,8 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient, RawDocument
-from scrapers.retail.pages import RetailSource, node_text, parse_price, written_currency
+from scrapers.parsing import node_text
+from scrapers.retail.pages import RetailSource, parse_price, written_currency
 from scrapers.retail.watchlist import watchlist
 
 CURRENCY_BY_HOST = {

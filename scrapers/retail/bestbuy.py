@@ -18,10 +18,10 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient, RawDocument
+from scrapers.parsing import node_text
 from scrapers.retail.pages import (
     RetailSource,
     json_answer,
-    node_text,
     parse_price,
     structured_offers,
 )

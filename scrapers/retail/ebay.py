@@ -30,12 +30,12 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer
 from scrapers.errors import FetchError, MissingCredentials, ParseError
 from scrapers.http import HttpClient, RawDocument
+from scrapers.parsing import node_text
 from scrapers.retail.pages import (
     CONDITIONS,
     RetailSource,
     condition_from_text,
     json_answer,
-    node_text,
     parse_priced,
 )
 from scrapers.retail.watchlist import watchlist

@@ -106,11 +106,6 @@ def parse_range(text: str | None, currency: str, decimal_separator: str | None =
     return (low, high) if low is not None and high is not None and low <= high else None
 
 
-def node_text(node) -> str:
-    """A parsed node's text with its whitespace collapsed ("" for no node)."""
-    return " ".join((node.text() if node is not None else "").split())
-
-
 # -- blocked pages ----------------------------------------------------------------------------------------------------
 BLOCK_MARKERS = (
     ("enter the characters you see below", "Amazon captcha"),
