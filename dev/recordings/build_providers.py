@@ -18,40 +18,28 @@ from decimal import Decimal
 
 from dev.recordings.common import FIXTURES, REPLAY_START, recording
 from dev.recordings.common import RECORDINGS as HERE
+from scrapers.base import PricingPage
 from scrapers.cloud import (
     akash,
     aws,
-    civo,
-    coreweave,
-    crusoe,
     cudo,
     digitalocean,
-    digitalocean_page,
-    e2e,
     gcp,
-    gmicloud,
     hotaisle,
-    hotaisle_page,
     hyperstack,
-    hyperstack_page,
     jarvislabs,
     lambda_cloud,
     latitudesh,
     linode,
     massedcompute,
-    massedcompute_page,
-    nebius,
     novita,
     oci,
     primeintellect,
     runpod,
     scaleway,
     seeweb,
-    sesterce,
     tensordock,
-    tensorpool,
     thunder,
-    together_gpus,
     vast,
     verda,
     voltagepark,
@@ -59,6 +47,7 @@ from scrapers.cloud import (
 )
 from scrapers.inference_api import deepinfra, openrouter, openrouter_endpoints, together
 from scrapers.reference.ecb import DAILY_URL
+from scrapers.registry import all_sources
 from scrapers.replay import OFFLINE_PLACEHOLDER_KEY
 
 
@@ -143,6 +132,19 @@ def direct_provider_recordings() -> list[dict]:
     ] + more_direct_provider_recordings()
 
 
+PRICING_PAGE_COPY = "stale_capture_2026-08-22_pricing_page_gpu_index.html"
+
+
+def pricing_page_recordings() -> list[dict]:
+    """Every price-page source whose page is a real copy saved by getcomputable/gpu-index on 2026-08-22, kept once in
+    recordings/<source>/ (its parser tests read it there): served at the source's own page_url."""
+    return [recording(source_id, "stale_capture", f"getcomputable/gpu-index@055204ad: a REAL copy of "
+                      f"{source.page_url} (2026-08-22; that project's excerpt holding the price tables), every day",
+                      {source.page_url: f"{source_id}/{PRICING_PAGE_COPY}"})
+            for source_id, source in sorted(all_sources().items())
+            if isinstance(source, PricingPage) and (HERE / source_id / PRICING_PAGE_COPY).exists()]
+
+
 def more_direct_provider_recordings() -> list[dict]:
     """Issue 19's second batch: Scaleway, Linode, Prime Intellect, Voltage Park from real answers; CoreWeave, Crusoe,
     Nebius, Civo, GMI Cloud, E2E, TensorPool and Sesterce from real copies of their pages; Latitude.sh rebuilt from
@@ -177,24 +179,7 @@ def more_direct_provider_recordings() -> list[dict]:
                           "voltagepark/stale_capture_2026-08-25_instant_deploy_presets.json",
                           _fixture("voltagepark", "instant_deploy_presets_capture_2026-08-25_gpu_index.json")),
                   }),
-        # real pages live once, here (the parser tests read them)
-        recording("civo", "stale_capture", "getcomputable/gpu-index@055204ad civo/pricing_excerpt.html: a REAL copy "
-                  "of civo.com/pricing (2026-08-22, the GPU section and its neighbours), every day",
-                  {civo.PRICING_URL: "civo/stale_capture_2026-08-22_pricing_page_gpu_index.html"}),
-        recording("gmicloud", "stale_capture", "getcomputable/gpu-index@055204ad gmicloud/pricing_excerpt.html: a "
-                  "REAL copy of gmicloud.ai/en/pricing (2026-08-22, trimmed there), every day",
-                  {gmicloud.PRICING_URL: "gmicloud/stale_capture_2026-08-22_pricing_page_gpu_index.html"}),
-        *[recording(source_id, "stale_capture", f"getcomputable/gpu-index@055204ad {source_id} pricing page: a "
-                    "REAL copy (2026-08-22; an excerpt holding the price tables, trimmed there), every day",
-                    {url: f"{source_id}/stale_capture_2026-08-22_pricing_page_gpu_index.html"})
-          for source_id, url in (("coreweave", coreweave.PRICING_URL), ("crusoe", crusoe.PRICING_URL),
-                                 ("nebius", nebius.PRICES_URL), ("e2e", e2e.PRICING_URL),
-                                 ("tensorpool", tensorpool.PRICING_URL), ("sesterce", sesterce.HOMEPAGE_URL),
-                                 ("together-gpus", together_gpus.TogetherGpus.page_url),
-                                 ("hotaisle-page", hotaisle_page.HotAislePage.page_url),
-                                 ("digitalocean-page", digitalocean_page.DigitalOceanPage.page_url),
-                                 ("hyperstack-page", hyperstack_page.HyperstackPage.page_url),
-                                 ("massedcompute-page", massedcompute_page.MassedComputePage.page_url))],
+        *pricing_page_recordings(),
         recording("latitudesh", "reconstructed", "NOT a capture: /plans rebuilt from the 3 GPU plan objects of a REAL "
                   "copy of latitude.sh/pricing (2026-08-22, getcomputable/gpu-index@055204ad), values verbatim", {
                       latitudesh.API_URL: _write("latitudesh/reconstructed_2026-08-22_plans_from_pricing_page.json",
