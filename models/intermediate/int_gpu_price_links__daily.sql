@@ -8,7 +8,7 @@
 with offers as (
     select price_date, gpu_id, channel, pricing_type, price_per, source, offer_id,
            coalesce(region, '') as region, min(unit_price_usd) as unit_price_usd, bool_or(is_synthetic) as is_synthetic
-    from {{ ref('int_offers__market_daily') }}
+    from {{ ref('int_offers__credible_daily') }}
     where {{ rebuilt_days_filter('price_date', lookback_days=7) }}
     group by all
 ),

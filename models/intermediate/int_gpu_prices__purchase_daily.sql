@@ -4,7 +4,7 @@
 -- What buying one card cost each day: the cheapest new card in stock at a retailer that day (street price), or,
 -- on a day with no retail price, the launch/list price from the spec table, labelled as such.
 with price_days as (
-    select distinct price_date from {{ ref('int_offers__market_daily') }}
+    select distinct price_date from {{ ref('int_offers__credible_daily') }}
     where {{ rebuilt_days_filter('price_date') }}
 ),
 
@@ -14,7 +14,7 @@ street_prices as (
         gpu_id,
         min(unit_price_usd) as purchase_price_usd,
         bool_or(is_synthetic) as is_synthetic
-    from {{ ref('int_offers__market_daily') }}
+    from {{ ref('int_offers__credible_daily') }}
     where channel = 'retail_new'
       and {{ rebuilt_days_filter('price_date') }}
     group by all

@@ -2,9 +2,10 @@
     schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
 ) }}
 -- What renting a GPU-hour cost each day across every rental channel (cloud and marketplace together), per
--- pricing type, pivoted so the estimates join one row per GPU and day.
+-- pricing type, from credible prices only (int_offers__credible_daily: suspect providers set aside), pivoted so
+-- the estimates join one row per GPU and day.
 with rental_offers as (
-    select * from {{ ref('int_offers__market_daily') }}
+    select * from {{ ref('int_offers__credible_daily') }}
     where price_per = 'gpu_hour'
       and {{ rebuilt_days_filter('price_date') }}
 ),
@@ -16,6 +17,7 @@ by_pricing_type as (
         pricing_type,
         min(unit_price_usd) as cheapest_usd,
         median(unit_price_usd) as median_usd,
+        count(distinct provider) as provider_count,
         bool_or(is_synthetic) as is_synthetic
     from rental_offers
     where pricing_type in ('on_demand', 'spot')
@@ -29,6 +31,9 @@ select
     cast(max(median_usd) filter (where pricing_type = 'on_demand') as decimal(18, 6)) as on_demand_median_usd_per_gpu_hour,
     cast(max(cheapest_usd) filter (where pricing_type = 'spot') as decimal(18, 6)) as spot_cheapest_usd_per_gpu_hour,
     cast(max(median_usd) filter (where pricing_type = 'spot') as decimal(18, 6)) as spot_median_usd_per_gpu_hour,
+    -- providers behind the day's on-demand and spot figures (credible prices only): "1 provider" is no market
+    coalesce(max(provider_count) filter (where pricing_type = 'on_demand'), 0) as on_demand_provider_count,
+    coalesce(max(provider_count) filter (where pricing_type = 'spot'), 0) as spot_provider_count,
     bool_or(is_synthetic) as is_synthetic
 from by_pricing_type
 group by all

@@ -47,6 +47,32 @@ aggregated as (
         max(observed_at) as observed_at
     from priced
     group by all
+),
+
+-- the provider's price in the market figures that day, when this source gave it (int_provider_prices__daily)
+provider_prices as (
+    select
+        price_date, gpu_id, provider, source, pricing_type, price_per,
+        case when channel in ('retail_new', 'retail_used') then 'retail' else channel end as channel,
+        case channel when 'retail_new' then 'new' when 'retail_used' then 'used' end as condition_class,
+        suspect_reason
+    from {{ ref('int_provider_prices__daily') }}
+    where {{ rebuilt_days_filter('price_date') }}
 )
 
-select * from aggregated
+select
+    aggregated.*,
+    -- why the market figures set this source's price aside (a suspect price keeps its row here)
+    provider_prices.suspect_reason
+from aggregated
+left join provider_prices
+    on provider_prices.price_date = aggregated.price_date
+    and provider_prices.gpu_id = aggregated.gpu_id
+    and provider_prices.provider = aggregated.provider
+    and provider_prices.source = aggregated.source
+    and provider_prices.channel = aggregated.channel
+    and provider_prices.pricing_type = aggregated.pricing_type
+    and provider_prices.price_per = aggregated.price_per
+    and (aggregated.price_per = 'card' or aggregated.includes_host_vm)
+    and (provider_prices.condition_class is null
+         or provider_prices.condition_class = case when aggregated.condition = 'new' then 'new' else 'used' end)

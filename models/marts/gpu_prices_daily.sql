@@ -5,7 +5,7 @@
 -- the offers of that day (one source per provider; see int_offers__market_daily), in USD per GPU-hour for
 -- rentals and USD per card for retail.
 with market_offers as (
-    select * from {{ ref('int_offers__market_daily') }}
+    select * from {{ ref('int_offers__credible_daily') }}
     where {{ rebuilt_days_filter('price_date') }}
 ),
 
