@@ -117,15 +117,19 @@ def resolve_gpu(connection: duckdb.DuckDBPyConnection, name: str) -> str:
     return gpu_id
 
 
-# Each GPU's latest rental prices and purchase price, beside its specs.
+# Today's credible rental prices and purchase price of each GPU, beside its specs. Today is the warehouse's newest
+# price day: the sources still reporting (a failed one's last snapshot is carried a few days, int_offers__daily); a
+# GPU whose prices ended earlier (an imported history of 2018) has no price today. Suspect prices are already out
+# (int_offers__credible_daily).
 _GPU_PRICES = """
-    WITH rental AS (
-        SELECT * FROM intermediate.int_gpu_prices__rental_daily
-        QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1
+    WITH today AS (
+        SELECT max(price_date) AS price_date FROM intermediate.int_gpu_prices__rental_daily
+    ),
+    rental AS (
+        SELECT rental.* FROM intermediate.int_gpu_prices__rental_daily AS rental JOIN today USING (price_date)
     ),
     purchase AS (
-        SELECT * FROM intermediate.int_gpu_prices__purchase_daily
-        QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1
+        SELECT purchase.* FROM intermediate.int_gpu_prices__purchase_daily AS purchase JOIN today USING (price_date)
     )
     SELECT
         specs.*,
@@ -133,6 +137,7 @@ _GPU_PRICES = """
         rental.price_date,
         rental.on_demand_cheapest_usd_per_gpu_hour, rental.on_demand_median_usd_per_gpu_hour,
         rental.spot_cheapest_usd_per_gpu_hour, rental.spot_median_usd_per_gpu_hour,
+        coalesce(rental.on_demand_provider_count, 0) AS on_demand_provider_count,
         coalesce(rental.is_synthetic, false) AS rental_is_synthetic,
         purchase.purchase_price_usd, purchase.purchase_price_basis,
         coalesce(purchase.is_synthetic, false) AS purchase_is_synthetic
@@ -170,7 +175,7 @@ _TRAINING = f"""
         formulas.gpu_hours(flops, dense_peak_tflops, mfu) AS gpu_hours,
         min_gpus, cluster_gpus, cluster_gpus >= min_gpus AS fits_in_memory,
         formulas.wall_clock_days(formulas.gpu_hours(flops, dense_peak_tflops, mfu), cluster_gpus) AS wall_clock_days,
-        on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour,
+        on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
         spot_cheapest_usd_per_gpu_hour, spot_median_usd_per_gpu_hour,
         formulas.gpu_hours(flops, dense_peak_tflops, mfu) * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest,
         formulas.gpu_hours(flops, dense_peak_tflops, mfu) * on_demand_median_usd_per_gpu_hour AS cost_usd_median,
@@ -242,7 +247,7 @@ _INFERENCE = f"""
         CASE WHEN $tokens_per_second IS NULL THEN throughput_bound ELSE 'stated' END AS throughput_bound,
         greatest(bandwidth_seconds, compute_seconds) * 1000 AS ms_per_output_token,
         output_tokens_per_second, input_tokens_per_second,
-        on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour,
+        on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
         formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)
             AS usd_per_million_input_tokens_cheapest,
         formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
@@ -344,7 +349,9 @@ def format_rows(rows: list[dict], inference: bool) -> str:
     columns = _TEXT_COLUMNS["serving" if inference else "training"]
     lines = [_cells([header for header, _, _ in columns], columns) + "  prices of"]
     for row in rows:
-        notes = [str(row["price_date"] or "no price")]
+        notes = [str(row["price_date"] or "no price today")]
+        if row.get("on_demand_provider_count") == 1:
+            notes.append("(1 provider)")  # one provider's price, not a market
         if not inference and not row["fits_in_memory"]:
             notes.append("(does not fit: needs more GPUs)")
         if row["is_synthetic"]:

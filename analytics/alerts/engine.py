@@ -90,9 +90,31 @@ with series as (
 select * from series where price_date = $day
 """
 
+# A rule with include_suspect watches every provider's lowest price (suspect ones included), with the same figures.
+SERIES_WITH_SUSPECT_SQL = """
+with series as (
+    select
+        price_date, gpu_id, min_price_usd as price_usd, is_synthetic,
+        median(min_price_usd) over (order by price_date range between interval 7 days preceding
+                                                          and interval 1 day preceding) as previous_7d_median_usd,
+        min(min_price_usd) over (order by price_date rows between unbounded preceding and 1 preceding) as previous_low_usd
+    from marts.gpu_market_prices_daily
+    where gpu_id = $gpu_id and channel = $channel and pricing_type = $pricing_type and price_per = $price_per
+      and price_date <= $day
+)
+select * from series where price_date = $day
+"""
+
+PROVIDERS_SQL = """
+select provider_count, credible_provider_count from marts.gpu_market_prices_daily
+where price_date = $day and gpu_id = $gpu_id and channel = $channel and pricing_type = $pricing_type
+  and price_per = $price_per
+"""
+
+# The offer behind the day's price: credible offers (suspect providers set aside), or every market offer.
 CHEAPEST_OFFER_SQL = """
 select provider, source, title, url, price, currency, unit_price_usd, is_synthetic
-from intermediate.int_offers__market_daily
+from intermediate.{offers}
 where price_date = $day and gpu_id = $gpu_id and channel = $channel and pricing_type = $pricing_type
   and price_per = $price_per
 order by unit_price_usd, provider
@@ -187,7 +209,7 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
         market = MARKET_COLUMNS[rule.market]
         channel, pricing_type, price_per = market.channel, market.pricing_type, market.price_per
         keys = {"gpu_id": gpu_id, "channel": channel, "pricing_type": pricing_type, "price_per": price_per, "day": day}
-        series = _first(connection, SERIES_SQL, keys)
+        series = _first(connection, SERIES_WITH_SUSPECT_SQL if rule.include_suspect else SERIES_SQL, keys)
         holds, reference = (None, None) if series is None else _condition(connection, rule, series, day)
         before = connection.execute(
             """select condition_holds from alerts.rule_days where rule_name = ? and rule_fingerprint = ?
@@ -197,11 +219,15 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
                            [rule.name, rule.fingerprint, day, holds])
         if not holds or (before is not None and before[0]):
             continue  # not holding, or still holding since it last fired (it has not cleared)
-        offer = _first(connection, CHEAPEST_OFFER_SQL, keys) or {}
+        offers = "int_offers__market_daily" if rule.include_suspect else "int_offers__credible_daily"
+        offer = _first(connection, CHEAPEST_OFFER_SQL.format(offers=offers), keys) or {}
         unit = "per GPU-hour" if price_per == "gpu_hour" else "per card"
         synthetic = bool(series["is_synthetic"])
+        providers = (_first(connection, PROVIDERS_SQL, keys) or {}).get(
+            "provider_count" if rule.include_suspect else "credible_provider_count")
         message = (f"{rule.describe()} on {day}: ${series['price_usd']:,.2f} {unit}"
                    + (f" at {offer['provider']}" if offer.get("provider") else "")
+                   + (" (1 provider)" if providers == 1 else "")
                    + (f" ({offer['url']})" if offer.get("url") else "")
                    + (" [SYNTHETIC DATA, not a market price]" if synthetic else ""))
         event = {

@@ -31,6 +31,9 @@ class Rule:
     price: str | None = None      # `below`: the threshold, an exact decimal string
     currency: str = "USD"         # `below`: the threshold's currency
     percent: str | None = None    # `drop`: the drop in percent
+    # `--include-suspect`: watch every provider's lowest price, suspect ones included (marts.gpu_market_prices_daily
+    # min_price_usd), not the credible cheapest; False is not written, so older rules keep their fingerprint
+    include_suspect: bool | None = None
 
     def validate(self) -> Rule:
         if not re.fullmatch(r"[\w.-]{1,60}", self.name):
@@ -50,12 +53,14 @@ class Rule:
 
     @property
     def fingerprint(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+        fields = {key: value for key, value in asdict(self).items() if not (key == "include_suspect" and not value)}
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
     def describe(self) -> str:
         what = {"below": f"at or below {self.price} {self.currency}", "good_deal": "the buy signal says buy",
                 "drop": f"{self.percent}% under its 7-day median", "new_low": "a new lowest price"}[self.condition]
-        return f"{self.gpu} {self.market.replace('_', ' ')}: {what}"
+        return f"{self.gpu} {self.market.replace('_', ' ')}: {what}" + (
+            " (suspect prices included)" if self.include_suspect else "")
 
 
 def positive_decimal(text) -> Decimal | None:
@@ -104,7 +109,8 @@ def save_config(rules: list[Rule], delivery: dict, path: Path | None = None) -> 
         lines.append("")
     for rule in rules:
         lines.append("[[rules]]")
-        lines += [f"{key} = {_toml_value(value)}" for key, value in asdict(rule).items() if value is not None]
+        lines += [f"{key} = {_toml_value(value)}" for key, value in asdict(rule).items()
+                  if value is not None and value is not False]
         lines.append("")
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp")

@@ -46,7 +46,8 @@ def add(args) -> int:
     if condition is None:
         raise RuleError("say when: --below PRICE [--currency C], --drop PERCENT, --good-deal or --new-low")
     rule, gpu_id = add_rule(Rule(name=args.name, gpu=args.gpu, market=args.market, condition=condition,
-                                 price=args.below, currency=args.currency.upper(), percent=args.drop), gpu_of)
+                                 price=args.below, currency=args.currency.upper(), percent=args.drop,
+                                 include_suspect=True if args.include_suspect else None), gpu_of)
     print(f"added {rule.name}: {rule.describe()} (GPU {gpu_id}); evaluated at the end of every daily run")
     return 0
 
@@ -92,5 +93,8 @@ def register(commands) -> None:
     alerts.add_argument("--drop", help="add: fire at this percent under the trailing 7-day median")
     alerts.add_argument("--good-deal", action="store_true", help="add: fire when the backtested buy signal says buy (analytics/buy_signal.py)")
     alerts.add_argument("--new-low", action="store_true", help="add: fire on a new lowest price ever")
+    alerts.add_argument("--include-suspect", action="store_true",
+                        help="add: watch every provider's lowest price, suspect ones included (default: credible "
+                             "prices only, marts.gpu_market_prices_daily)")
     alerts.add_argument("--date", help="check: the day to evaluate (default: the latest day in the marts)")
     alerts.set_defaults(func=cmd_alerts)

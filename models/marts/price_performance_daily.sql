@@ -17,6 +17,7 @@ select
     prices.price_per,
     prices.min_price_usd,
     prices.median_price_usd,
+    prices.provider_count,
     specs.fp32_tflops / prices.min_price_usd as fp32_tflops_per_usd,
     specs.bf16_dense_tflops / prices.min_price_usd as bf16_dense_tflops_per_usd,
     specs.bf16_dense_tflops / prices.median_price_usd as bf16_dense_tflops_per_usd_at_median,

@@ -31,6 +31,7 @@ gpu_days as (
         rental.on_demand_median_usd_per_gpu_hour,
         rental.spot_cheapest_usd_per_gpu_hour,
         rental.spot_median_usd_per_gpu_hour,
+        rental.on_demand_provider_count,
         purchase.purchase_price_usd,
         purchase.purchase_price_basis,
         coalesce(rental.is_synthetic, false) or coalesce(purchase.is_synthetic, false) as is_synthetic
@@ -107,6 +108,7 @@ select
     cluster_gpus,
     formulas.wall_clock_days(gpu_hours, cluster_gpus) as wall_clock_days,
     cast(gpu_hours * on_demand_cheapest_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_on_demand_cheapest,
+    coalesce(on_demand_provider_count, 0) as on_demand_provider_count,
     cast(gpu_hours * on_demand_median_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_on_demand_median,
     cast(gpu_hours * spot_cheapest_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_spot_cheapest,
     cast(gpu_hours * spot_median_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_spot_median,

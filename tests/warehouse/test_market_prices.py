@@ -1,0 +1,182 @@
+"""Market prices that one odd offer cannot move (marts.gpu_market_prices_daily, int_provider_prices__daily).
+
+Two days of twelve real catalog and page sources (the offline replay's last two days, through the real fetch, parse
+and load code; one of them is SkyPilot's mithril catalog, which gives 1.00 USD to every GPU it lists), plus planted
+providers loaded through the same pipeline: a provider that lowers every GPU by 20% from one day to the next (a
+real cut) and the only provider of a Gaudi 3. The headlines (the overview's cheapest rentals, the training page's
+cheapest way to train, `estimate`'s ranking, the market marts) are read; then a placeholder catalog (1.00 USD for
+an L4, an H100, an H200 and a B200) and a 10x-low H100 offer are planted on the last day and the build is run
+again: no headline may move."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import timedelta
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from analytics.estimate import EstimateRequest, estimate, format_rows, model_for
+from dashboards.data import load_from
+from scrapers.base import Expectations, Offer, Source
+from scrapers.http import HttpClient, HttpSettings, RawDocument
+from scrapers.registry import all_sources
+from scrapers.replay import (
+    OFFLINE_HTTP,
+    RecordedServer,
+    load_recordings,
+    placeholder_credentials,
+    replay_plan,
+    rewrite_to,
+)
+from tests.conftest import gpuprices
+from warehouse import db
+from warehouse.landing import land
+from warehouse.pipeline import fetch_and_land, ingest
+from warehouse.report import utc_now
+from warehouse.status import status
+
+pytestmark = pytest.mark.slow  # dbt builds
+
+REAL_SOURCES = ("skypilot-lambda", "skypilot-gcp", "skypilot-azure", "skypilot-nebius", "skypilot-verda",
+                "skypilot-hyperbolic", "skypilot-mithril", "coreweave", "crusoe", "nebius", "civo", "runpod")
+CUT = Decimal("0.8")  # the planted provider lowers every GPU by 20% on the second day
+CUTTER_PRICES = {"H100 SXM 80GB": Decimal("2.80"), "A100 SXM4 80GB": Decimal("1.60"), "L40S": Decimal("1.10")}
+
+
+class PlantedSource(Source):
+    """A source whose one document lists its offers as JSON: [{"provider", "gpu", "price"}] (on-demand, USD per
+    GPU-hour, host VM included). Loaded by the real ingest (normalize, integrity check, load)."""
+
+    channel = "cloud"
+    pricing_types = ("on_demand",)
+    expectations = Expectations(expected_gpu_ids=frozenset(), min_offers=1)
+
+    def __init__(self, source_id: str):
+        self.id = source_id
+
+    def parse(self, documents):
+        from scrapers.gpu_names import resolve_gpu_id
+        return [
+            Offer(source=self.id, channel="cloud", provider=row["provider"], offer_id=f"{row['provider']}|{row['gpu']}",
+                  raw_gpu_name=row["gpu"], gpu_id=resolve_gpu_id(row["gpu"]), gpu_count=Fraction(1),
+                  pricing_type="on_demand", price=Decimal(row["price"]), currency="USD", price_unit="gpu_hour",
+                  region="planted-1", title=row["gpu"])
+            for row in json.loads(documents[0].body)
+        ]
+
+
+def plant(source_id: str, observed_at, rows: list[dict]) -> None:
+    body = json.dumps([{**row, "price": str(row["price"])} for row in rows]).encode()
+    document = RawDocument(url=f"https://planted.test/{source_id}", status=200, body=body, fetched_at=utc_now(),
+                           content_type="application/json")
+    run = land(source_id, observed_at, [document], "synthetic")
+    assert ingest(PlantedSource(source_id), run, "test", utc_now()).status == "loaded"
+
+
+def load_real_days(days: list) -> None:
+    template = replay_plan(load_recordings())[-1]
+
+    async def one_day(observed_at, server: RecordedServer) -> None:
+        async with HttpClient(HttpSettings(**{**OFFLINE_HTTP.__dict__}), rewrite=rewrite_to(server.base_url)) as client:
+            for source_id in REAL_SOURCES:
+                source = all_sources({source_id: template.overrides.get(source_id) or {}})[source_id]
+                run = await fetch_and_land(source, client, observed_at, "stale_capture")
+                assert ingest(source, run, "test", utc_now()).status == "loaded", source_id
+
+    with RecordedServer() as server, placeholder_credentials(list(all_sources().values())):
+        server.routes = template.routes
+        for observed_at in days:
+            with db.writer_session():
+                asyncio.run(one_day(observed_at, server))
+
+
+def headlines() -> dict:
+    """What a user reads first: the overview's cheapest rentals, the training page's cheapest setups, estimate's
+    ranking and the credible market minimums."""
+    with db.connect() as connection:
+        page = load_from(connection)
+        markets = connection.execute("""
+            SELECT gpu_id, market, credible_min_price_usd, credible_min_provider
+            FROM marts.gpu_market_prices_daily WHERE price_date = (SELECT max(price_date) FROM marts.gpu_market_prices_daily)
+            ORDER BY ALL""").fetchall()
+    ranked = estimate(EstimateRequest(model=model_for("llama-3.1-70b")))
+    return {
+        "rent_best": [(r["gpu_id"], r["channel"], r["min_price_usd"]) for r in page.rent_best],
+        "training": [(m["model_id"], m["bf16"] and m["bf16"]["gpu_id"], m["bf16"] and m["bf16"]["cost_usd_on_demand_cheapest"])
+                     for m in page.training_cheapest],
+        "estimate": [(r["gpu_id"], r["cost_usd_cheapest"]) for r in ranked[:8]],
+        "markets": markets,
+    }
+
+
+@pytest.fixture(scope="module")
+def market(tmp_path_factory):
+    last = replay_plan(load_recordings())[-1].observed_at
+    first = last - timedelta(days=1)
+    home = tmp_path_factory.mktemp("market") / "home"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GPUPRICES_HOME", str(home))
+        load_real_days([first, last])
+        with db.writer_session():
+            for observed_at, factor in ((first, Decimal(1)), (last, CUT)):
+                plant("planted-cutter", observed_at, [{"provider": "cutter", "gpu": gpu, "price": price * factor}
+                                                       for gpu, price in CUTTER_PRICES.items()])
+                plant("planted-solo", observed_at, [{"provider": "solo", "gpu": "Gaudi 3", "price": "3.10"}])
+        gpuprices(home, "build")  # the CLI in its own process: dbt keeps a read-write connection open in its process
+        before = headlines()
+        with db.writer_session():
+            plant("planted-placeholder", last, [{"provider": "placeholdercloud", "gpu": gpu, "price": "1.00"}
+                                                for gpu in ("L4", "H100 SXM 80GB", "H200 SXM 141GB", "B200")])
+            plant("planted-lowball", last, [{"provider": "lowball", "gpu": "H100 SXM 80GB", "price": "0.35"}])
+        gpuprices(home, "build")
+        after = headlines()
+        with db.connect() as connection:
+            providers = db.fetch_dicts(connection, """
+                SELECT * FROM intermediate.int_provider_prices__daily WHERE price_date = ? ORDER BY ALL""", [last.date()])
+            by_source = db.fetch_dicts(connection, """
+                SELECT * FROM marts.gpu_prices_by_source_daily WHERE price_date = ?""", [last.date()])
+            gaudi = db.fetch_dicts(connection, """
+                SELECT * FROM marts.gpu_market_prices_daily WHERE gpu_id = 'gaudi3-128gb' ORDER BY price_date""")
+        yield {"before": before, "after": after, "providers": providers, "by_source": by_source, "gaudi": gaudi,
+               "status": status()}
+
+
+def test_a_placeholder_catalog_and_a_ten_times_low_offer_change_no_headline(market):
+    before, after = market["before"], market["after"]
+    assert before["rent_best"] and before["training"] and before["estimate"]
+    for headline in ("rent_best", "training", "estimate", "markets"):
+        assert after[headline] == before[headline], headline
+
+
+def test_the_planted_and_the_real_placeholders_are_suspect_with_their_reasons(market):
+    suspect = {(r["provider"], r["gpu_id"]): r["suspect_reason"] for r in market["providers"] if r["is_suspect"]}
+    for gpu_id in ("l4-24gb", "h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb"):
+        assert "placeholder: planted-placeholder gives 1.00 USD" in suspect[("placeholdercloud", gpu_id)]
+    assert "below_market" in suspect[("lowball", "h100-sxm5-80gb")]
+    assert suspect[("mithril", "h200-sxm-141gb")]  # the real catalog's 1.00 USD for every GPU
+    # each keeps its row by source, with the reason
+    kept = {(r["source"], r["gpu_id"]): r["suspect_reason"] for r in market["by_source"]}
+    assert kept[("planted-lowball", "h100-sxm5-80gb")].startswith("below_market")
+    assert "placeholder" in kept[("skypilot-mithril", "h100-sxm5-80gb")]
+    listed = {(r["source"], r["gpu_id"]) for r in market["status"]["suspect_prices"]}
+    assert {("planted-lowball", "h100-sxm5-80gb"), ("planted-placeholder", "h200-sxm-141gb")} <= listed
+
+
+def test_a_provider_wide_twenty_percent_cut_is_not_suspect(market):
+    cutter = [r for r in market["providers"] if r["provider"] == "cutter"]
+    assert len(cutter) == len(CUTTER_PRICES)
+    for row in cutter:
+        assert row["own_recent_median_usd"] is not None  # it had a price the day before: the jump rule looked
+        assert row["price_usd"] == (row["own_recent_median_usd"] * CUT).quantize(Decimal("0.000001"))
+        assert not row["is_suspect"], row["suspect_reason"]
+
+
+def test_a_gpu_only_one_provider_offers_is_priced_and_marked(market):
+    assert [r["credible_min_price_usd"] for r in market["gaudi"]] == [Decimal("3.10")] * 2
+    assert all(r["is_single_provider"] and r["credible_min_provider"] == "solo" for r in market["gaudi"])
+    rows = estimate(EstimateRequest(model=model_for("llama-3.1-70b"), gpu="gaudi3-128gb"))
+    assert rows[0]["on_demand_provider_count"] == 1 and rows[0]["cost_usd_cheapest"] is not None
+    assert "(1 provider)" in format_rows(rows, inference=False)
