@@ -36,12 +36,23 @@ def models_fingerprint(dbt_vars: dict | None = None) -> str:
     return digest.hexdigest()
 
 
+def _project_var(name: str, dbt_vars: dict | None = None) -> int:
+    if dbt_vars and name in dbt_vars:
+        return int(dbt_vars[name])
+    project = yaml.safe_load((MODELS_DIR / "dbt_project.yml").read_text())
+    return int(project["vars"][name])
+
+
 def carry_forward_days(dbt_vars: dict | None = None) -> int:
     """The dbt var carry_forward_days (models/dbt_project.yml, or a --vars override)."""
-    if dbt_vars and "carry_forward_days" in dbt_vars:
-        return int(dbt_vars["carry_forward_days"])
-    project = yaml.safe_load((MODELS_DIR / "dbt_project.yml").read_text())
-    return int(project["vars"]["carry_forward_days"])
+    return _project_var("carry_forward_days", dbt_vars)
+
+
+def days_after_a_change(dbt_vars: dict | None = None) -> int:
+    """How many days after a changed day a build rewrites: a day's snapshot is carried carry_forward_days days, and
+    a provider's price is judged against its own suspect_jump_window_days days before (int_provider_prices__daily).
+    Days after the newest observation do not exist, so a daily run still rewrites its own day only."""
+    return max(carry_forward_days(dbt_vars), _project_var("suspect_jump_window_days", dbt_vars))
 
 
 @dataclass
@@ -54,8 +65,8 @@ class BuildPlan:
 
 def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = None) -> BuildPlan:
     """Which days the build must (re)write: those of every source-run finished since the last complete build
-    (new runs, re-parses, a failed run changes nothing but costs little) and the carry_forward_days days after each
-    (a source's snapshot stands in for it on the days its runs fail), plus the week after each exchange-rate date
+    (new runs, re-parses, a failed run changes nothing but costs little) and the days after each that read it
+    (days_after_a_change: carried snapshots, the suspect-price window), plus the week after each exchange-rate date
     such a run brought (prices convert at the last rate of the previous 7 days)."""
     ingested_through = connection.execute("SELECT max(finished_at) FROM raw.ingest_runs").fetchone()[0]
     last = connection.execute(
@@ -82,7 +93,7 @@ def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = N
         CROSS JOIN range(8) AS offsets(offset_days)
         WHERE runs.finished_at > $since
         ORDER BY 1
-        """, {"since": since, "carry": carry_forward_days(dbt_vars)}).fetchall()]
+        """, {"since": since, "carry": days_after_a_change(dbt_vars)}).fetchall()]
     if len(dates) > MAX_INCREMENTAL_DAYS:
         return BuildPlan(True, f"{len(dates)} days changed since the last build", [], ingested_through)
     return BuildPlan(False, f"{len(dates)} day(s) changed since the last build", dates, ingested_through)
