@@ -15,10 +15,10 @@ from urllib.parse import urlsplit
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from config.settings import data_home
-from dashboards.data import DashboardData, GpuPage, load
+from dashboards.data import DashboardData, load
+from dashboards.gpu_charts import GAP_DAYS, REAL_COLOR, SYNTHETIC_COLOR, index_chart, price_charts
 
 HERE = Path(__file__).resolve().parent
-PER_LABEL = {"gpu_hour": "USD per GPU-hour", "card": "USD per card"}
 
 
 def site_root() -> Path:
@@ -73,9 +73,6 @@ def _plain(value):
     return value
 
 
-SYNTHETIC_COLOR, REAL_COLOR = "#d4a72c", "#1f6feb"
-
-
 def _marked(trace: dict, rows: list[dict]) -> dict:
     """Every price trace says whether a made-up input is behind it: `meta.synthetic` (checked by the tests), and a
     "(synthetic)" legend name."""
@@ -95,45 +92,6 @@ def _bar(rows: list[dict], y: str, y_title: str) -> dict:
         "layout": {"yaxis": {"title": {"text": y_title}}, "hovermode": "closest",
                    "xaxis": {"title": {"text": "GPU (amber bars: synthetic prices)", "standoff": 12}, "automargin": True}},
     }
-
-
-def _series_label(row: dict) -> str:
-    return f"{row['channel']} {row['pricing_type'].replace('_', ' ')}"
-
-
-def _series_charts(page: GpuPage) -> list[dict]:
-    """One chart per channel x pricing type: the daily cheapest and median, with the trailing 30- and 90-day
-    min-median bands behind them."""
-    charts = []
-    keys = sorted({(r["channel"], r["pricing_type"], r["price_per"]) for r in page.prices})
-    for index, key in enumerate(keys):
-        rows = [r for r in page.prices if (r["channel"], r["pricing_type"], r["price_per"]) == key]
-        dates = [_plain(r["price_date"]) for r in rows]
-
-        def values(column, rows=rows):
-            return [_plain(r[column]) for r in rows]
-
-        band = {"mode": "lines", "line": {"width": 0}, "hoverinfo": "skip", "type": "scatter"}
-        data = [_marked(trace, rows) for trace in [
-            {**band, "x": dates, "y": values("trailing_90d_min_usd"), "showlegend": False, "name": "90-day min"},
-            {**band, "x": dates, "y": values("trailing_90d_median_usd"), "fill": "tonexty",
-             "fillcolor": "rgba(31,111,235,0.10)", "name": "90-day min-median"},
-            {**band, "x": dates, "y": values("trailing_30d_min_usd"), "showlegend": False, "name": "30-day min"},
-            {**band, "x": dates, "y": values("trailing_30d_median_usd"), "fill": "tonexty",
-             "fillcolor": "rgba(31,111,235,0.22)", "name": "30-day min-median"},
-            {"type": "scatter", "mode": "lines+markers", "x": dates, "y": values("min_price_usd"),
-             "name": "cheapest", "line": {"color": REAL_COLOR},
-             "marker": {"color": [SYNTHETIC_COLOR if r["is_synthetic"] else REAL_COLOR for r in rows]}},
-            {"type": "scatter", "mode": "lines", "x": dates, "y": values("median_price_usd"),
-             "name": "median", "line": {"color": "#8c959f", "dash": "dot"}},
-        ]]
-        charts.append({
-            "id": f"series-{index}", "label": _series_label(rows[0]),
-            "spec": {"data": data, "layout": {
-                "yaxis": {"title": {"text": PER_LABEL[key[2]]}, "rangemode": "tozero"},
-                "xaxis": {"title": {"text": "date (UTC)"}, "type": "date"}}},
-        })
-    return charts
 
 
 def _training_history_chart(rows: list[dict]) -> dict:
@@ -246,13 +204,13 @@ def render(data: DashboardData, target: Path) -> list[Path]:
         offers_date = gpu.cheapest_offers[0]["price_date"] if gpu.cheapest_offers else None
         page("gpu.html", f"gpu/{gpu.gpu_id}.html", root="../", title=gpu.name, gpu=gpu,
              any_deal=any(v["buy_now"] and v["as_of"] == data.latest_date for v in gpu.verdicts),
-             series_charts=_series_charts(gpu),
+             series_charts=price_charts(gpu.prices), index_chart=index_chart(gpu.price_index), gap_days=GAP_DAYS,
              offers_date=offers_date)
     page("training.html", "training.html", title="Training cost", training_cheapest=data.training_cheapest,
          serving_vs_api=data.serving_vs_api, assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history),
                                               "training_by_gpu": _training_by_gpu_chart(data.training_by_gpu)})
     page("sources.html", "sources.html", title="Sources", freshness=data.freshness, failures=data.failures,
-         quarantine=data.quarantine, unmatched=data.unmatched, runs=data.runs,
+         quarantine=data.quarantine, unmatched=data.unmatched, suspect_prices=data.suspect_prices, runs=data.runs,
          charts={"runs_per_day": _runs_chart(data.runs_per_day)})
     return written
 

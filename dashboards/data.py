@@ -15,7 +15,7 @@ from config.settings import headline_includes_marketplaces
 from warehouse.build import carry_forward_days
 from warehouse.db import fetch_dicts as _rows
 from warehouse.db import open_for_reading, open_for_writing
-from warehouse.status import DAYS_BEHIND_NEWEST_SQL, staleness
+from warehouse.status import DAYS_BEHIND_NEWEST_SQL, SUSPECT_PRICES_SQL, staleness
 
 OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
 
@@ -31,6 +31,9 @@ class GpuPage:
     cheapest_offers: list[dict]  # the latest day's cheapest offers
     verdicts: list[dict] = field(default_factory=list)  # buy now or wait, per market (analytics/buy_signal.py)
     imported_sources: list[str] = field(default_factory=list)  # sources of imported history behind its prices
+    # gpu_price_index_daily, every day and market; is_synthetic: the day's prices are synthetic (a replay day) or
+    # the index level rests on a synthetic link
+    price_index: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -54,6 +57,7 @@ class DashboardData:
     failures: list[dict] = field(default_factory=list)
     quarantine: list[dict] = field(default_factory=list)
     unmatched: list[dict] = field(default_factory=list)
+    suspect_prices: list[dict] = field(default_factory=list)  # set aside on the newest day (warehouse/status.py)
 
     @property
     def has_synthetic(self) -> bool:
@@ -77,7 +81,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     if latest is None:  # nothing priced yet (a new home, every source failed): the pages say so, and why
         return data
     data.rent_best = _rows(connection, """
-        SELECT gpu_id, channel, min_price_usd, bf16_dense_tflops_per_usd, fp8_dense_tflops_per_usd,
+        SELECT gpu_id, channel, min_price_usd, provider_count, bf16_dense_tflops_per_usd, fp8_dense_tflops_per_usd,
                memory_gb_per_usd, is_synthetic
         FROM marts.price_performance_daily
         WHERE price_date = ? AND price_per = 'gpu_hour' AND pricing_type = 'on_demand'
@@ -85,7 +89,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest, headline_includes_marketplaces()])
     # Street prices when retail sources have them; otherwise the spec table's launch price, labelled as such.
     data.buy_best = _rows(connection, """
-        SELECT purchase.gpu_id, purchase.purchase_price_usd, purchase.purchase_price_basis,
+        SELECT purchase.gpu_id, purchase.purchase_price_usd, purchase.purchase_price_basis, purchase.street_provider_count,
                specs.bf16_dense_tflops / purchase.purchase_price_usd AS bf16_dense_tflops_per_usd,
                specs.memory_gib / purchase.purchase_price_usd AS memory_gb_per_usd, purchase.is_synthetic
         FROM intermediate.int_gpu_prices__purchase_daily AS purchase
@@ -141,6 +145,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     data.serving_vs_api = _serving_vs_api(connection, latest)
     data.assumptions = _rows(connection, "SELECT * FROM marts.estimate_assumptions ORDER BY name")
     data.unmatched = _rows(connection, "SELECT * FROM marts.unmatched_gpu_names ORDER BY source, raw_gpu_name")
+    data.suspect_prices = _rows(connection, SUSPECT_PRICES_SQL)
     return data
 
 
@@ -180,6 +185,7 @@ def _training_cheapest(connection: duckdb.DuckDBPyConnection, latest: date | Non
     setups = _rows(connection, """
         SELECT models.name AS model_name, models.training_precision AS disclosed_precision, cost.model_id,
                cost.training_precision, cost.gpu_id, cost.cost_usd_on_demand_cheapest, cost.cost_usd_spot_cheapest,
+               cost.on_demand_provider_count,
                cost.gpu_hours, cost.min_gpus, cost.cluster_gpus, cost.wall_clock_days, cost.mfu,
                cost.efficiency_basis, cost.is_synthetic
         FROM marts.training_cost_daily AS cost JOIN reference.reference_models AS models USING (model_id)
@@ -232,6 +238,14 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> l
         JOIN marts.buy_signals AS signals USING (price_date, gpu_id, channel, pricing_type, price_per)
         WHERE prices.gpu_id = ? AND signals.gpu_id = ?
         ORDER BY channel, pricing_type, price_date""", [gpu_id, gpu_id])]
+    price_index = [row for gpu_id in gpu_ids for row in _rows(connection, """
+        SELECT price_index.gpu_id, price_index.price_date, price_index.channel, price_index.pricing_type,
+               price_index.price_per, price_index.price_index, price_index.matched_offer_count,
+               price_index.is_synthetic OR coalesce(prices.is_synthetic, false) AS is_synthetic
+        FROM marts.gpu_price_index_daily AS price_index
+        LEFT JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, pricing_type, price_per)
+        WHERE price_index.gpu_id = ?
+        ORDER BY channel, pricing_type, price_per, price_date""", [gpu_id])]
     signals = _rows(connection, """
         SELECT * FROM marts.buy_signals
         QUALIFY row_number() OVER (PARTITION BY gpu_id, channel, pricing_type, price_per ORDER BY price_date DESC) = 1
@@ -259,5 +273,6 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> l
             cheapest_offers=[r for r in offers if r["gpu_id"] == gpu_id],
             verdicts=[v for v in verdicts if v["gpu_id"] == gpu_id],
             imported_sources=[source for gpu, source in imported if gpu == gpu_id],
+            price_index=[r for r in price_index if r["gpu_id"] == gpu_id],
         ))
     return pages

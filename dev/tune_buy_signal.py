@@ -35,7 +35,8 @@ from analytics.buy_signal import (
     recent_level,
     trailing_log_volatility,
 )
-from warehouse.imports import BUNDLED_HISTORIES, BUNDLED_HISTORY_SOURCE, read_prices
+from warehouse.histories import KEEPA_HISTORIES, KEEPA_SOURCE
+from warehouse.imports import read_prices
 
 GRID = {"dip_sigmas": (0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5), "short_median_days": (3, 5, 7, 10, 14),
         "volatility_days": (30, 60, 90, 180), "launch_days": (0, 60, 90, 120, 180, 365),
@@ -49,8 +50,8 @@ def bundled_retail_series() -> dict[str, list[Decimal]]:
     """The bundled real histories (read as `gpuprices import prices --format keepa` reads them), as dense daily
     prices by file name."""
     found = {}
-    for path in sorted(BUNDLED_HISTORIES.glob("*.json")):
-        observed = read_prices(path.read_bytes(), "keepa", BUNDLED_HISTORY_SOURCE)
+    for path in sorted(KEEPA_HISTORIES.glob("*.json")):
+        observed = read_prices(path.read_bytes(), "keepa", KEEPA_SOURCE)
         found[path.stem] = [price for _day, price in daily_series((p.observed_at, p.offer.price) for p in observed)]
     return found
 

@@ -44,7 +44,7 @@ from scrapers.replay import (  # noqa: E402
 from warehouse import db  # noqa: E402
 from warehouse.build import build as dbt_build  # noqa: E402
 from warehouse.export import export_marts  # noqa: E402
-from warehouse.imports import import_bundled_histories  # noqa: E402
+from warehouse.histories import load_bundled_histories  # noqa: E402
 from warehouse.load import IngestRecord  # noqa: E402
 from warehouse.pipeline import (  # noqa: E402
     fetch_and_land,
@@ -306,8 +306,9 @@ async def replay_offline(
                 )
             report.records.extend(records)
     if not sources:
-        # the bundled real price histories observed elsewhere, beside the replayed days (marked imported)
+        # the bundled real histories observed elsewhere, beside the replayed days (marked imported): the ECB rates
+        # since 1999, then the price histories (warehouse/histories.py)
         with report.stage("import"), db.writer_session():
-            report.imports = import_bundled_histories()
+            report.imports = load_bundled_histories()
     print(report.summary())
     return _finish(report, build, export, days=[day.observed_at.date() for day in plan])

@@ -16,6 +16,10 @@ base variant (the one TechPowerUp lists without a size; else the first released;
 40GB or 80GB). A size the catalogue does not list for the model takes the nearest listed variant (HBM parts: none). Never a guess between SXM and PCIe: the catalogue has no bare "H100" or "A100", only its SXM, PCIe
 and NVL variants, so a name must say which (or a provider-scoped alias must). A name that matches nothing returns
 None: the offer is kept with gpu_id NULL and shows up in `gpuprices status`, never dropped.
+
+Names are read as real files write them (as_meant): "PCle" (a lower-case L) is PCIe; case ("Geforce", "TI", "Super"),
+doubled spaces and punctuation never matter, and "TISUPER" is "Ti SUPER". None of this guesses a variant: "A100 PCle"
+still states no memory size and stays unresolved.
 """
 
 from __future__ import annotations
@@ -46,6 +50,16 @@ def name_key(name: str) -> str:
     return _NON_ALNUM.sub("", name.lower())
 
 
+# "PCle" / "PCl-e": a lower-case L for the I of PCIe, common in listing titles and exports (Amazon, via Keepa).
+_PCIE_WITH_AN_L = re.compile(r"(?<![a-z])(pc)l(?=-?e(?![a-z]))", re.IGNORECASE)
+
+
+def as_meant(name: str) -> str:
+    """A raw name with what real files get wrong in its words read as meant ("PCle" -> "PCIe"). Same length, so a
+    position in it is the same position in the name as written."""
+    return _PCIE_WITH_AN_L.sub(r"\1I", name)
+
+
 def memory_class_gb(mebibytes: float) -> int:
     """Snap a reported memory size to the marketed capacity (81559 MiB -> 80, 143771 MiB -> 141)."""
     gib = mebibytes / 1024
@@ -69,7 +83,7 @@ def alias_gpu_id(raw_name: str | None, scope: str = "") -> str | None:
     """The alias table only: the provider's scope first, then the global aliases."""
     if not raw_name:
         return None
-    key = name_key(raw_name)
+    key = name_key(as_meant(raw_name))
     aliases = _aliases()
     return aliases.get((scope, key)) or aliases.get(("", key))
 
@@ -115,8 +129,13 @@ def _words(text: str, read_memory: bool = True) -> tuple[list[_Word], list[tuple
     sizes taken out of the words ("H100 80GB PCIe" reads as h 100 pcie). Letters and digits are separate words;
     "4070S" -> 4070 super, "Super Ti" -> ti super, "PCI-E" -> pcie."""
     lowered = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)  # keeps offsets
-    raw = [_Word(m.group(), m.start(), m.end(), m.start() > 0 and _WORDS.match(lowered, m.start() - 1) is not None)
-           for m in _WORDS.finditer(lowered)]
+    raw = []
+    for m in _WORDS.finditer(lowered):
+        glued = m.start() > 0 and _WORDS.match(lowered, m.start() - 1) is not None
+        if m.group() == "tisuper":  # "RTX 4070TISUPER"
+            raw += [_Word("ti", m.start(), m.start() + 2, glued), _Word("super", m.start() + 2, m.end(), True)]
+        else:
+            raw.append(_Word(m.group(), m.start(), m.end(), glued))
     words: list[_Word] = []
     memories = []
     index = 0
@@ -216,7 +235,7 @@ def find_in_catalogue(text: str) -> tuple[str, str] | None:
     when it stood apart, "RTX 4060 Ti 16GB") resolves to the same id again: store it as the raw name."""
     if not text:
         return None
-    words, memories = _words(text)
+    words, memories = _words(as_meant(text))
     best = None
     index = _catalogue_index()
     for at, word in enumerate(words):
@@ -260,6 +279,7 @@ def resolve_typed(name: str, known_ids: set[str] | frozenset[str]) -> str | None
     Offers never go through this: their names must say SXM vs PCIe (resolve_gpu_id)."""
     if name in known_ids:
         return name
+    name = as_meant(name)
     for scope in ("estimate", ""):
         gpu_id = alias_gpu_id(name, scope)
         # an offer's "form factor not stated" id is no answer to a person: the estimate scope's variant is

@@ -104,11 +104,13 @@ def backfill_skypilot(repo: Path, clouds: list[str] | None = None, since: date |
         yield number, len(commits), commit, ingest(source, run, trigger="backfill")
 
 
-def backfill_ecb(history_file: Path | None = None) -> IngestRecord:
-    """Load the ECB history file (every rate since 1999) as one rates run observed now: from a downloaded
-    `eurofxref-hist.zip`, or fetched from the ECB. Rates already held are not counted twice by the models."""
+def backfill_ecb(history_file: Path | None = None, observed_at: datetime | None = None) -> IngestRecord:
+    """Load the ECB history file (every rate since 1999) as one rates run observed now (or at `observed_at`: the
+    offline run's bundled copy, so a replay is the same whenever it runs): from a downloaded `eurofxref-hist.zip`,
+    or fetched from the ECB. A rate several runs hold counts once, from the latest observation
+    (int_fx_rates__daily)."""
     source = EcbReferenceRates(url=HISTORY_URL)
-    observed_at = datetime.now(UTC).replace(microsecond=0)
+    observed_at = observed_at or datetime.now(UTC).replace(microsecond=0)
     if history_file is not None:
         documents = [RawDocument(url=history_file.resolve().as_uri(), status=200, body=history_file.read_bytes(),
                                  fetched_at=observed_at, content_type="application/zip")]

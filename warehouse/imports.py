@@ -1,52 +1,64 @@
-"""Price history someone else observed (`gpuprices import prices FILE --source NAME`): a CSV of dated prices, or a
-Keepa export (`--format keepa`: {"gpu_name": ..., "prices": {"<timestamp>": price}}).
+"""Price history someone else observed (`gpuprices import prices FILE --source NAME`): a CSV of dated prices (in the
+import's columns, or another shape through a column map; gzip read through), or a Keepa export (`--format keepa`:
+{"gpu_name": ..., "prices": {"<timestamp>": price}}).
 
 Imported prices are real observations (not synthetic) and land like scraped ones:
-- the file is landed as it is (landing/<NAME>/<day of its last observation>/<run id>/, data_origin `imported`);
+- the file is landed as it is (decompressed; landing/<NAME>/<day of its last good observation>/<run id>/,
+  data_origin `imported`);
 - each day of the file becomes one source-run of NAME (trigger `import`), holding the day's last price of each offer,
   as a daily scrape would have seen it; the models treat those runs like any other;
-- all or nothing: every line is checked (the GPU name, the market, the price and the integrity rules a scraped row
-  meets) before anything is written; a bad line is named with its number and nothing loads;
+- every line is checked (the GPU name, the market, the price and the integrity rules a scraped row meets) before
+  anything is written. `bad_rows="refuse"` (the default): a bad line is named with its number and nothing loads;
+  `"quarantine"`: the good rows load and each bad one goes to raw.quarantine with its line and reason;
+- fast on long histories: the rows are checked column-wise (polars), each distinct name, market and date (and any
+  price that is not a plain decimal) once in Python, not one Offer per row; money stays exact (DECIMAL, and the
+  price per GPU-hour or card in 128-bit integers, rounded half-even once as warehouse/normalize.py rounds it);
 - idempotent by content: the run ids derive from the file's bytes, so the same file loads once.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import functools
+import gzip
 import io
 import json
 import re
-from collections import defaultdict
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from pathlib import Path
 
 import polars as pl
 
-from config.settings import PROJECT_ROOT
 from scrapers.base import Expectations, Offer
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import RawDocument
 from scrapers.registry import SOURCE_IDS
 from warehouse import db
 from warehouse.integrity import IntegrityResult, check
-from warehouse.landing import LandedRun, land
+from warehouse.landing import compute_run_id, land
 from warehouse.load import IngestRecord, transaction, write_runs
 from warehouse.markets import IMPORT_MARKETS, MARKETS
-from warehouse.normalize import normalize
+from warehouse.normalize import OFFER_SCHEMA
 from warehouse.report import utc_now
 
 FORMATS = ("csv", "keepa")
+BAD_ROWS = ("refuse", "quarantine")  # a bad row fails the file | the good rows load, the bad ones are held back
 CSV_COLUMNS = ("observed_at", "gpu", "market", "price", "currency")
 CSV_OPTIONAL_COLUMNS = ("provider", "region", "url", "title", "condition", "per", "gpu_count")
+IMPORT_COLUMNS = CSV_COLUMNS + CSV_OPTIONAL_COLUMNS  # the targets of a column map (--columns)
+FIRST_REASONS = 5  # bad rows named in an import's result and summary
+MAX_PRICE = Decimal(10) ** 14  # raw.offers.price is DECIMAL(24, 10)
+PRICE_QUANTUM = Decimal("1e-10")
+# the working columns of a file's rows (apart from any column a file may have)
+LINE, AT, ERROR, FIELDS_ERROR, ROW_OBSERVED = "__line", "__at", "__error", "__fields_error", "__row_observed_at"
 PER_UNITS = {"card": "card", "gpu_hour": "gpu_hour", "instance_hour": "instance_hour"}
 USED_CONDITIONS = ("used", "refurbished", "open_box")
 IMPORT_PARSER_VERSION = 1
-BUNDLED_HISTORIES = PROJECT_ROOT / "recordings" / "retail_history"  # real Keepa exports (provenance: README.md)
-BUNDLED_HISTORY_SOURCE = "keepa-amazon"
 KEEPA_PROVIDER = "amazon"  # Keepa tracks Amazon listings; its price history is Amazon's
 _SOURCE_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
@@ -55,7 +67,7 @@ IMPORT_EXPECTATIONS = Expectations(expected_gpu_ids=frozenset(), min_offers=1, m
 
 
 class ImportFileError(ValueError):
-    """The file cannot load; the message names every bad line. Nothing was written."""
+    """The file cannot load; the message names the bad lines. Nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -69,12 +81,14 @@ class ImportedPrice:
 class ImportResult:
     source: str
     file_run_id: str
-    prices: int  # observations read from the file
+    prices: int  # observations read from the file (rows; a blank line is none)
     days: int  # source-runs written (one per day)
     offers_loaded: int  # the days' last prices per offer
     already_loaded: bool
     first_day: date
     last_day: date
+    rows_quarantined: int = 0  # bad rows held back (--bad-rows quarantine), each in raw.quarantine with its line
+    first_reasons: list[str] = field(default_factory=list)  # the first FIRST_REASONS bad rows: "line 12: reason"
 
 
 def check_source_name(name: str) -> str:
@@ -84,6 +98,33 @@ def check_source_name(name: str) -> str:
         raise ImportFileError(f"--source {name!r} is a scraper's source id; name the import apart "
                               f"(e.g. {name}-history) so the two never replace each other's days")
     return name
+
+
+def parse_columns(text: str | None) -> dict[str, str]:
+    """`--columns observed_at=date,price=price_eur_lowest,gpu=gpu_type`: import column -> the file's own column."""
+    mapping: dict[str, str] = {}
+    for part in (text or "").split(","):
+        target, equals, column = (piece.strip() for piece in part.partition("="))
+        if not equals or not target or not column:
+            raise ImportFileError(f"--columns {text!r}: write IMPORT_COLUMN=FILE_COLUMN pairs separated by commas "
+                                  "(observed_at=date,price=price_eur_lowest)")
+        if target not in IMPORT_COLUMNS:
+            raise ImportFileError(f"--columns: {target!r} is not an import column (one of {', '.join(IMPORT_COLUMNS)})")
+        if target in mapping:
+            raise ImportFileError(f"--columns: {target!r} is mapped twice")
+        mapping[target] = column
+    return mapping
+
+
+def read_body(path: Path) -> bytes:
+    """The file's bytes; a gzip file (FILE.csv.gz) is read through, whatever its name."""
+    body = path.read_bytes()
+    if body[:2] == b"\x1f\x8b":
+        try:
+            body = gzip.decompress(body)
+        except (OSError, EOFError, zlib.error) as error:
+            raise ImportFileError(f"a gzip file that does not decompress ({error})") from error
+    return body
 
 
 def _timestamp(text: str) -> datetime:
@@ -97,18 +138,24 @@ def _timestamp(text: str) -> datetime:
 
 
 def _price(text) -> Decimal:
+    """A price as given, exact (DECIMAL(24, 10): a finer fraction is rounded half-even). Most prices are plain
+    decimals and parsed column-wise (_prices); this is the rest (1e3, 0.123456789012)."""
     try:
         value = Decimal(str(text).strip().replace(",", ""))
     except InvalidOperation as error:
         raise ValueError(f"price {text!r} is not a number") from error
+    if value.is_finite():
+        value = value.quantize(PRICE_QUANTUM, ROUND_HALF_EVEN) if value.as_tuple().exponent < -10 else value
     if not value.is_finite() or value <= 0:
         raise ValueError(f"price {text!r} is not a positive amount")
+    if value >= MAX_PRICE:
+        raise ValueError(f"price {text!r} is too large")
     return value
 
 
 @functools.cache  # a history repeats one name thousands of times
 def _gpu(name: str, provider: str) -> tuple[str, str]:
-    name = (name or "").strip()
+    name = " ".join((name or "").split())  # "RTX  4090" is the offer "RTX 4090"
     if not name:
         raise ValueError("no GPU named")
     gpu_id = resolve_gpu_id(name, provider) or resolve_gpu_id(name)
@@ -118,30 +165,41 @@ def _gpu(name: str, provider: str) -> tuple[str, str]:
     return name, gpu_id
 
 
-def _offer(source: str, *, gpu: str, market: str, price: Decimal, currency: str, provider: str,
-           region: str | None = None, url: str | None = None, title: str | None = None,
-           condition: str | None = None, per: str | None = None, gpu_count: str | None = None) -> Offer:
+@functools.cache
+def _gpu_count(text: str | None) -> tuple[Decimal, str]:
+    """(the count as stored, DECIMAL(12, 6); the count as the offer id writes it: "8", "1/2")."""
+    count = Fraction(1)
+    if text not in (None, ""):
+        try:
+            count = Fraction(str(text).strip())
+        except (ValueError, ZeroDivisionError) as error:
+            raise ValueError(f"gpu_count {text!r} is not a number") from error
+        if count <= 0:
+            raise ValueError(f"gpu_count {text!r} is not positive")
+    with localcontext() as context:  # DECIMAL(12, 6), rounded once, half-even (as warehouse/normalize.py does)
+        context.prec = 50
+        stored = (Decimal(count.numerator) / Decimal(count.denominator)).quantize(Decimal("0.000001"), ROUND_HALF_EVEN)
+    return stored, str(count)
+
+
+def _attributes(gpu: str | None, provider: str, market: str | None, currency: str | None, per: str | None,
+                condition: str | None, gpu_count: str | None) -> dict:
+    """Everything about an offer but its price, time and place, from one distinct combination of its fields (a
+    history repeats a few hundred): the derived columns, or `error` (ValueError's message)."""
+    market = (market or "").strip().lower()
     if market not in IMPORT_MARKETS:
         raise ValueError(f"market {market!r} is not one of {', '.join(IMPORT_MARKETS)}")
-    channel, pricing_type, term_months = (MARKETS[market].raw_channel, MARKETS[market].pricing_type,
-                                          MARKETS[market].term_months)
+    channel = MARKETS[market].raw_channel
     currency = (currency or "").strip().upper()
     if not _CURRENCY.match(currency):
         raise ValueError(f"currency {currency!r} is not an ISO 4217 code (USD, EUR, CNY)")
-    per = (per or ("card" if channel == "retail" else "gpu_hour")).strip().lower()
+    per = (per or "").strip().lower() or ("card" if channel == "retail" else "gpu_hour")
     if per not in PER_UNITS:
         raise ValueError(f"per {per!r} is not one of {', '.join(PER_UNITS)}")
     if (per == "card") != (channel == "retail"):
         raise ValueError(f"market {market} is priced per {'card' if channel == 'retail' else 'GPU-hour or instance-hour'}"
                          f", not per {per}")
-    count = Fraction(1)
-    if gpu_count not in (None, ""):
-        try:
-            count = Fraction(str(gpu_count).strip())
-        except (ValueError, ZeroDivisionError) as error:
-            raise ValueError(f"gpu_count {gpu_count!r} is not a number") from error
-        if count <= 0:
-            raise ValueError(f"gpu_count {gpu_count!r} is not positive")
+    count, count_key = _gpu_count(gpu_count)
     condition = (condition or "").strip().lower() or None
     if market == "retail_new" and condition not in (None, "new"):
         raise ValueError(f"condition {condition!r} does not fit market retail_new")
@@ -149,65 +207,285 @@ def _offer(source: str, *, gpu: str, market: str, price: Decimal, currency: str,
         raise ValueError(f"condition {condition!r} is not one of {', '.join(USED_CONDITIONS)}")
     if channel == "retail":
         condition = condition or ("new" if market == "retail_new" else "used")
-    raw_gpu_name, gpu_id = _gpu(gpu, provider)
-    region = (region or "").strip() or None
-    url, title = (url or "").strip() or None, (title or "").strip() or None
-    # the same offer on every day it was seen: what the price index matches day to day
-    offer_id = "|".join([provider, raw_gpu_name, market, region or "", url or title or "", str(count)])
-    return Offer(
-        source=source, channel=channel, provider=provider, offer_id=offer_id, raw_gpu_name=raw_gpu_name,
-        gpu_id=gpu_id, gpu_count=count, pricing_type=pricing_type, price=price, currency=currency,
-        price_unit=PER_UNITS[per], region=region, title=title or raw_gpu_name, term_months=term_months,
-        includes_host_vm=True, condition=condition, in_stock=True if channel == "retail" else None, url=url,
-    )
+    raw_gpu_name, gpu_id = _gpu(gpu or "", provider)
+    # the price per GPU-hour or per card is price * per_numerator / per_denominator (warehouse/normalize.py)
+    per_gpu = Fraction(1, 1) / Fraction(count_key) if PER_UNITS[per] in ("card", "instance_hour") else Fraction(1)
+    return {"market_name": market, "channel": channel, "pricing_type": MARKETS[market].pricing_type,
+            "term_months": MARKETS[market].term_months, "currency_code": currency, "price_unit": PER_UNITS[per],
+            "count_value": count, "count_key": count_key, "condition_name": condition,
+            "in_stock": True if channel == "retail" else None, "raw_gpu_name": raw_gpu_name, "gpu_id": gpu_id,
+            "per_numerator": per_gpu.numerator, "per_denominator": per_gpu.denominator}
 
 
-def read_csv_prices(body: bytes, source: str) -> tuple[list[ImportedPrice], list[str]]:
+_ATTRIBUTE_SCHEMA = {"market_name": pl.String, "channel": pl.String, "pricing_type": pl.String,
+                     "term_months": pl.Int16, "currency_code": pl.String, "price_unit": pl.String,
+                     "count_value": pl.Decimal(12, 6), "count_key": pl.String, "condition_name": pl.String,
+                     "in_stock": pl.Boolean, "raw_gpu_name": pl.String, "gpu_id": pl.String,
+                     "per_numerator": pl.Int128, "per_denominator": pl.Int128, "attribute_error": pl.String}
+
+
+def _per_distinct(table: pl.DataFrame, keys: list[str], compute, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """`compute(*key values) -> dict` once per distinct combination of `keys` (a history repeats its names, markets
+    and dates thousands of times), joined back onto every row; a ValueError becomes the last column of `schema`."""
+    error_column = list(schema)[-1]
+    distinct = table.select(keys).unique()
+    results = []
+    for values in distinct.iter_rows():
+        try:
+            results.append(compute(*values))
+        except ValueError as error:
+            results.append({error_column: str(error)})
+    found = pl.DataFrame([{name: result.get(name) for name in schema} for result in results], schema=schema,
+                         orient="row") if results else pl.DataFrame(schema=schema)
+    # joined on the key columns alone, then set beside the rest (a join copies every column it carries)
+    return table.hstack(table.select(keys).join(pl.concat([distinct, found], how="horizontal"), on=keys, how="left",
+                                                nulls_equal=True, maintain_order="left").drop(keys).get_columns())
+
+
+def _price_row(text) -> dict:
+    return {"slow_price": _price(text)}
+
+
+def _prices(rows: pl.DataFrame) -> pl.DataFrame:
+    """`price_value` (DECIMAL(24, 10), exact) and `price_error`: a plain decimal ("1,234.50") column-wise, any other
+    text through _price once per distinct value."""
+    text = pl.col("price").fill_null("").str.strip_chars().str.replace_all(",", "", literal=True)
+    rows = rows.with_columns(text.alias("__price_text"))
+    plain = pl.col("__price_text").str.contains(r"^\d{1,14}(\.\d{1,10})?$")
+    other = rows.filter(~plain).select("__price_text", pl.col("price").fill_null("").alias("__price_given")).unique(
+        "__price_text")
+    other = _per_distinct(other, ["__price_given"], _price_row,
+                          {"slow_price": pl.Decimal(24, 10), "slow_error": pl.String}).drop("__price_given")
+    rows = rows.hstack(rows.select("__price_text").join(other, on="__price_text", how="left", maintain_order="left")
+                       .drop("__price_text").get_columns())
+    value = pl.when(plain).then(pl.col("__price_text").cast(pl.Decimal(24, 10), strict=False))
+    return rows.with_columns(pl.coalesce(value, "slow_price").alias("price_value")).with_columns(
+        pl.when(plain & (pl.col("price_value") == 0))
+        .then(pl.format("price '{}' is not a positive amount", pl.col("price")))
+        .when(plain & (pl.col("price_value") >= MAX_PRICE))
+        .then(pl.format("price '{}' is too large", pl.col("price")))
+        .otherwise(pl.col("slow_error")).alias("price_error")
+    ).drop("__price_text", "slow_price", "slow_error")
+
+
+def _per_unit(rows: pl.DataFrame) -> pl.DataFrame:
+    """`per_unit`: price * per_numerator / per_denominator rounded half-even to 6 decimals, as normalize.py's
+    Fractions give it, in 128-bit integers (price_value's physical value is the price in units of 10^-10); and
+    `per_unit_error` when it does not fit DECIMAL(18, 6)."""
+    numerator = pl.col("price_value").to_physical() * pl.col("per_numerator")
+    denominator = pl.col("per_denominator") * pl.lit(10**4, pl.Int128)  # 10^-10 units -> 10^-6 units
+    quotient, remainder = numerator // denominator, numerator % denominator
+    half_even = (2 * remainder > denominator) | ((2 * remainder == denominator) & (quotient % 2 == 1))
+    micros = quotient + half_even.cast(pl.Int128)
+    million = pl.lit(10**6, pl.Int128)
+    fits = micros < pl.lit(10**18, pl.Int128)
+    return rows.with_columns(
+        pl.when(fits).then(pl.format("{}.{}", micros // million, (micros % million).cast(pl.String).str.zfill(6)))
+        .cast(pl.Decimal(18, 6)).alias("per_unit"),
+        pl.when(pl.col("price_value").is_not_null() & pl.col("per_numerator").is_not_null() & ~fits)
+        .then(pl.format("price '{}' per GPU or card is too large", pl.col("price"))).alias("per_unit_error"))
+
+
+def _time_row(text) -> dict:
+    return {"observed": _timestamp(text)}
+
+
+def _plain(decimal: pl.Expr) -> pl.Expr:
+    """A DECIMAL as its digits without trailing zeros (15.0000000000 -> 15)."""
+    return decimal.cast(pl.String).str.replace(r"(\.\d*?)0+$", "${1}").str.replace(r"\.$", "")
+
+
+def _blank(column: str) -> pl.Expr:
+    text = pl.col(column).str.strip_chars()
+    return pl.when(text == "").then(None).otherwise(text)
+
+
+def _csv_table(body: bytes) -> pl.DataFrame:
+    """The CSV as text columns, with `line` (the header is line 1) and `fields_error` (a line with more fields than
+    the header). Blank lines are skipped."""
+    if body.startswith(codecs.BOM_UTF8):
+        body = body[len(codecs.BOM_UTF8):]
     try:
-        text = body.decode("utf-8-sig")
+        body.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ImportFileError(f"not UTF-8 text ({error.reason} at byte {error.start})") from error
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    columns = [c.strip() for c in reader.fieldnames or []]
-    missing = [c for c in CSV_COLUMNS if c not in columns]
-    if missing:
-        raise ImportFileError(f"missing column(s) {', '.join(missing)}; expected {', '.join(CSV_COLUMNS)} "
-                              f"and optionally {', '.join(CSV_OPTIONAL_COLUMNS)}")
-    reader.fieldnames = columns
-    prices, problems = [], []
+    try:
+        table = pl.read_csv(io.BytesIO(body), infer_schema=False, raise_if_empty=False)
+        table = table.with_columns(pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias(LINE),
+                                   pl.lit(None, pl.String).alias(FIELDS_ERROR))
+    except pl.exceptions.ComputeError:  # a line with more fields than the header: read line by line to name it
+        table = _csv_table_by_line(body.decode("utf-8"))
+    table = table.rename({name: name.strip() for name in table.columns if name not in (LINE, FIELDS_ERROR)})
+    data = [name for name in table.columns if name not in (LINE, FIELDS_ERROR)]
+    if not data or not table.get_column(data[0]).has_nulls():  # no blank line (a filter copies every column)
+        return table
+    blank = pl.all_horizontal([pl.col(name).is_null() for name in data]) & pl.col(FIELDS_ERROR).is_null()
+    return table.filter(~blank)
+
+
+def _csv_table_by_line(text: str) -> pl.DataFrame:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, [])
+    rows, lines, errors = [], [], []
     for line, row in enumerate(reader, start=2):
-        try:
-            if None in row:
-                raise ValueError(f"{len(columns) + len(row[None])} fields, the header has {len(columns)}")
-            optional = {c: row.get(c) for c in CSV_OPTIONAL_COLUMNS}
-            provider = (optional.pop("provider") or "").strip().lower() or source
-            offer = _offer(source, gpu=row["gpu"], market=(row["market"] or "").strip().lower(),
-                           price=_price(row["price"]), currency=row["currency"], provider=provider, **optional)
-            prices.append(ImportedPrice(f"line {line}", _timestamp(row["observed_at"]), offer))
-        except ValueError as error:
-            problems.append(f"line {line}: {error}")
-    return prices, problems
+        if not row:
+            continue
+        errors.append(f"{len(row)} fields, the header has {len(header)}" if len(row) > len(header) else None)
+        rows.append((row + [None] * len(header))[:len(header)])
+        lines.append(line)
+    table = pl.DataFrame(rows, schema={f"column_{index}": pl.String for index in range(len(header))}, orient="row")
+    table.columns = header
+    return table.with_columns(pl.Series(LINE, lines, pl.Int64), pl.Series(FIELDS_ERROR, errors, pl.String))
 
 
-def read_keepa_prices(body: bytes, source: str, market: str, currency: str) -> tuple[list[ImportedPrice], list[str]]:
+def _csv_rows(body: bytes, source: str, market: str | None, currency: str | None, columns: dict[str, str] | None,
+              gpu: str | None) -> pl.DataFrame:
+    """The CSV in the import's own columns (IMPORT_COLUMNS, text), the file's columns renamed by `columns`, the
+    whole-file values filled in; `at` names each row ("line 12")."""
+    table = _csv_table(body)
+    present = [name for name in table.columns if name not in (LINE, FIELDS_ERROR)]
+    unknown = [f"{target}={column}" for target, column in (columns or {}).items() if column not in present]
+    if unknown:
+        raise ImportFileError(f"--columns {', '.join(unknown)}: no such column in the file (its columns: "
+                              f"{', '.join(present) or 'none'})")
+    source_of = {name: name for name in IMPORT_COLUMNS if name in present} | dict(columns or {})
+    whole_file = {"gpu": gpu, "market": market, "currency": currency}
+    missing = [name for name in CSV_COLUMNS if name not in source_of and whole_file.get(name) is None]
+    if missing:
+        raise ImportFileError(
+            f"missing column(s) {', '.join(missing)}; expected {', '.join(CSV_COLUMNS)} and optionally "
+            f"{', '.join(CSV_OPTIONAL_COLUMNS)} (--columns maps the file's own names, e.g. observed_at=date; "
+            "--gpu, --market and --currency give a whole file's value)")
+    selected = []
+    for name in IMPORT_COLUMNS:
+        if name == "gpu" and gpu is not None:  # --gpu names the whole file's GPU, whatever a column says
+            selected.append(pl.lit(gpu, pl.String).alias(name))
+        elif name in source_of:
+            selected.append(pl.col(source_of[name]).alias(name))
+        else:
+            selected.append(pl.lit(whole_file.get(name), pl.String).alias(name))
+    provider = _blank("provider").str.to_lowercase().fill_null(source).alias("provider")
+    return table.select(LINE, FIELDS_ERROR, *selected).with_columns(
+        provider, pl.format("line {}", pl.col(LINE)).alias(AT))
+
+
+def _keepa_rows(body: bytes, market: str | None, currency: str | None, gpu: str | None) -> pl.DataFrame:
     try:
         document = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ImportFileError(f"not a Keepa history (JSON): {error}") from error
     if not isinstance(document, dict) or not isinstance(document.get("prices"), dict) \
-            or not isinstance(document.get("gpu_name"), str):
-        raise ImportFileError('not a Keepa history: expected {"gpu_name": "...", "prices": {"<timestamp>": price}}')
-    prices, problems = [], []
-    for stamp, amount in document["prices"].items():
-        try:
-            offer = _offer(source, gpu=document["gpu_name"], market=market, price=_price(amount), currency=currency,
-                           provider=KEEPA_PROVIDER)
-            prices.append(ImportedPrice(f"entry {stamp}", _timestamp(stamp), offer))
-        except ValueError as error:
-            problems.append(f"entry {stamp}: {error}")
-            if len(problems) == 1 and "gpu" in str(error):  # the one name is wrong: every entry would say so
-                break
-    return prices, problems
+            or not isinstance(gpu if gpu is not None else document.get("gpu_name"), str):
+        raise ImportFileError('not a Keepa history: expected {"gpu_name": "...", "prices": {"<timestamp>": price}} '
+                              "(--gpu NAME stands in for a missing gpu_name)")
+    stamps = list(document["prices"])
+    rows = {name: pl.lit(None, pl.String) for name in IMPORT_COLUMNS}
+    rows |= {"gpu": pl.lit(gpu if gpu is not None else document["gpu_name"]), "market": pl.lit(market or "retail_new"),
+             "currency": pl.lit(currency or "USD"), "provider": pl.lit(KEEPA_PROVIDER)}
+    table = pl.DataFrame({"observed_at": stamps, "price": [str(amount) for amount in document["prices"].values()]},
+                         schema={"observed_at": pl.String, "price": pl.String})
+    return table.select(
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(LINE), pl.lit(None, pl.String).alias(FIELDS_ERROR),
+        *[(pl.col(name) if name in table.columns else expression).alias(name) for name, expression in rows.items()],
+        pl.format("entry {}", pl.col("observed_at")).alias(AT))
+
+
+def _validated(rows: pl.DataFrame) -> pl.DataFrame:
+    """Every row with its offer's columns and `error` (null for a good row): the price, the time and each distinct
+    combination of the other fields checked once, in Python, and joined back."""
+    rows = _prices(rows)
+    rows = _per_distinct(rows, ["observed_at"], _time_row,
+                         {"observed": pl.Datetime("us", "UTC"), "time_error": pl.String})
+    rows = _per_distinct(rows, ["gpu", "provider", "market", "currency", "per", "condition", "gpu_count"], _attributes,
+                         _ATTRIBUTE_SCHEMA)
+    rows = _per_unit(rows)
+    region, url, title = _blank("region"), _blank("url"), _blank("title")
+    return rows.with_columns(
+        pl.coalesce(FIELDS_ERROR, "price_error", "attribute_error", "per_unit_error", "time_error").alias(ERROR),
+        region.alias("region"), url.alias("url"), pl.coalesce(title, "raw_gpu_name").alias("title"),
+        # the same offer on every day it was seen: what the price index matches day to day
+        pl.concat_str(["provider", "raw_gpu_name", "market_name", region.fill_null(""),
+                       pl.coalesce(url, title).fill_null(""), "count_key"], separator="|").alias("offer_id"),
+    )
+
+
+def _day_frame(good: pl.DataFrame, source: str, file_run_id: str) -> pl.DataFrame:
+    """One run per UTC day, `<file run id>-dYYYYMMDD`: the day's last price of each offer (the file's order breaks a
+    tie), observed at the day's last observation; in the canonical offer columns (warehouse/normalize.py), plus the
+    row's own `observed` time and `at`."""
+    day = pl.col("observed").dt.date()
+    last = (good.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("row"), day.alias("day"), "offer_id",
+                        "pricing_type", "observed")
+            .sort("observed", maintain_order=True)
+            .unique(subset=["day", "offer_id", "pricing_type"], keep="last", maintain_order=True))
+    kept = good[last.get_column("row")]  # in time order
+    columns = {
+        "run_id": pl.concat_str([pl.lit(f"{file_run_id}-d"), day.dt.strftime("%Y%m%d")]),
+        "parser_version": pl.lit(IMPORT_PARSER_VERSION), "observed_at": pl.col("observed").max().over(day),
+        "source": pl.lit(source),
+        "channel": pl.col("channel"), "provider": pl.col("provider"), "offer_id": pl.col("offer_id"),
+        "title": pl.col("title"), "raw_gpu_name": pl.col("raw_gpu_name"), "gpu_id": pl.col("gpu_id"),
+        "gpu_count": pl.col("count_value"), "pricing_type": pl.col("pricing_type"),
+        "term_months": pl.col("term_months"),
+        "price": pl.col("price_value"), "currency": pl.col("currency_code"), "price_unit": pl.col("price_unit"),
+        "price_role": pl.lit("selling"), "price_per_unit": pl.col("per_unit"), "includes_host_vm": pl.lit(True),
+        "region": pl.col("region"), "condition": pl.col("condition_name"), "in_stock": pl.col("in_stock"),
+        "url": pl.col("url"), "landing_ref": pl.lit(""), "is_synthetic": pl.lit(False),
+    }
+    return kept.select(
+        *[(columns[name] if name in columns else pl.lit(None)).cast(dtype).alias(name)
+          for name, dtype in OFFER_SCHEMA.items()],
+        pl.col("observed").alias(ROW_OBSERVED), pl.col(AT), pl.col(LINE))
+
+
+@dataclass(frozen=True)
+class _CheckedFile:
+    rows: int                   # rows read
+    problems: pl.DataFrame      # the bad rows in file order: LINE, AT, ERROR, reason, observed (or null), detail
+    runs: pl.DataFrame          # the day-runs: run_id, observed_at, parsed (offers, the day's last prices)
+    checked: IntegrityResult    # the day-runs' offers through the integrity rules (accepted in raw.offers' columns)
+    run_id: str                 # the landing's run id (warehouse/landing.py): the last good observation, the bytes
+    last_observed: datetime | None
+
+    def messages(self) -> list[str]:
+        return [f"{at}: {error}" for at, error in self.problems.select(AT, ERROR).iter_rows()]
+
+
+def _check_file(rows: pl.DataFrame, source: str, document: RawDocument) -> _CheckedFile:
+    """Every rule a row meets: the fields (_validated), then the integrity rules a scraped row meets
+    (warehouse/integrity.py) on the day-runs the good rows make, named as the landing will name them."""
+    if not rows.height:
+        raise ImportFileError("no prices in the file")
+    rows = _validated(rows)
+    where = {"line": pl.col(LINE), "at": pl.col(AT), "file": pl.lit(document.url.removeprefix("import:"))}
+    field_problems = rows.filter(pl.col(ERROR).is_not_null()).select(
+        LINE, AT, ERROR, pl.col(ERROR).alias("reason"), "observed",
+        pl.struct(**where, problem=pl.format("{}: {}", AT, ERROR), **{name: pl.col(name) for name in IMPORT_COLUMNS})
+        .struct.json_encode().alias("detail"))
+    read = rows.height
+    # the good rows' offer columns only (a history is long: memory)
+    good = rows.filter(pl.col(ERROR).is_null()).select(
+        LINE, AT, "observed", "channel", "provider", "offer_id", "title", "raw_gpu_name", "gpu_id", "count_value",
+        "pricing_type", "term_months", "price_value", "currency_code", "price_unit", "per_unit", "region",
+        "condition_name", "in_stock", "url")
+    del rows
+    last_observed = good.get_column("observed").max()
+    run_id = compute_run_id(source, last_observed, [document]) if last_observed else f"{source}-nothing"
+    days = _day_frame(good, source, run_id)
+    del good
+    checked = check(days.drop(ROW_OBSERVED, AT, LINE), IMPORT_EXPECTATIONS)
+    rejected = days.join(checked.rejected.select("run_id", "offer_id", "pricing_type", "reason"),
+                         on=["run_id", "offer_id", "pricing_type"], how="inner", maintain_order="left")
+    message = pl.format("{} ({} {})", "reason", _plain(pl.col("price")), "currency")
+    rule_problems = rejected.select(
+        LINE, AT, message.alias(ERROR), "reason", pl.col(ROW_OBSERVED).alias("observed"),
+        pl.struct(**where, problem=pl.format("{}: {}", AT, message),
+                  **{name: pl.col(name).cast(pl.String) for name in (
+                      "offer_id", "raw_gpu_name", "gpu_id", "pricing_type", "price", "currency", "price_per_unit",
+                      "region")}).struct.json_encode().alias("detail"))
+    problems = pl.concat([field_problems, rule_problems]).sort(LINE, maintain_order=True)
+    runs = days.group_by("run_id").agg(pl.col("observed_at").first(), pl.len().alias("parsed")).sort("observed_at")
+    return _CheckedFile(read, problems, runs, checked, run_id, last_observed)
 
 
 def _bad_lines(heading: str, problems: list[str], shown: int = 50) -> str:
@@ -216,94 +494,104 @@ def _bad_lines(heading: str, problems: list[str], shown: int = 50) -> str:
     return heading + "\n  " + "\n  ".join(lines)
 
 
-def read_prices(body: bytes, file_format: str, source: str, market: str = "retail_new",
-                currency: str = "USD") -> list[ImportedPrice]:
+def _rows(body: bytes, file_format: str, source: str, market: str | None, currency: str | None,
+          columns: dict[str, str] | None, gpu: str | None) -> pl.DataFrame:
     if file_format == "keepa":
-        prices, problems = read_keepa_prices(body, source, market, currency)
-    else:
-        prices, problems = read_csv_prices(body, source)
-    if problems:
-        raise ImportFileError(_bad_lines("nothing loaded; fix these lines:", problems))
-    if not prices:
+        if columns:
+            raise ImportFileError("--columns maps a CSV's columns; a Keepa history has none")
+        return _keepa_rows(body, market, currency, gpu)
+    return _csv_rows(body, source, market, currency, columns, gpu)
+
+
+def read_prices(body: bytes, file_format: str, source: str, market: str | None = "retail_new",
+                currency: str | None = "USD", *, columns: dict[str, str] | None = None,
+                gpu: str | None = None) -> list[ImportedPrice]:
+    """Every row of a file as the offer it is, checked by the field rules (the integrity rules need the day-runs:
+    import_prices); a bad row fails the whole file. For tools that read a history without loading it."""
+    rows = _validated(_rows(body, file_format, source, market, currency, columns, gpu))
+    bad = rows.filter(pl.col(ERROR).is_not_null())
+    if bad.height:
+        raise ImportFileError(_bad_lines("nothing read; fix these lines:",
+                                         [f"{at}: {error}" for at, error in bad.select(AT, ERROR).iter_rows()]))
+    if not rows.height:
         raise ImportFileError("no prices in the file")
-    return prices
+    return [ImportedPrice(row[AT], row["observed"], Offer(
+        source=source, channel=row["channel"], provider=row["provider"], offer_id=row["offer_id"],
+        raw_gpu_name=row["raw_gpu_name"], gpu_id=row["gpu_id"], gpu_count=Fraction(row["count_value"]),
+        pricing_type=row["pricing_type"], price=row["price_value"], currency=row["currency_code"],
+        price_unit=row["price_unit"], region=row["region"], title=row["title"], term_months=row["term_months"],
+        includes_host_vm=True, condition=row["condition_name"], in_stock=row["in_stock"], url=row["url"]))
+        for row in rows.iter_rows(named=True)]
 
 
-def _day_runs(landed: LandedRun, prices: list[ImportedPrice]) -> list[tuple[LandedRun, list[ImportedPrice]]]:
-    """One run per UTC day: the day's last price of each offer, observed at the day's last observation."""
-    by_day: dict[date, dict[str, ImportedPrice]] = defaultdict(dict)
-    for price in sorted(prices, key=lambda p: p.observed_at):
-        by_day[price.observed_at.date()][f"{price.offer.offer_id}|{price.offer.pricing_type}"] = price
-    runs = []
-    for day, latest in sorted(by_day.items()):
-        observed_at = max(price.observed_at for price in latest.values())
-        run = LandedRun(source=landed.source, run_id=f"{landed.run_id}-d{day:%Y%m%d}", observed_at=observed_at,
-                        data_origin=landed.data_origin, directory=landed.directory, documents=landed.documents,
-                        document_files=landed.document_files)
-        runs.append((run, list(latest.values())))
-    return runs
+def import_prices(path: Path, source: str, file_format: str = "csv", market: str | None = "retail_new",
+                  currency: str | None = "USD", *, bad_rows: str = "refuse", columns: dict[str, str] | None = None,
+                  gpu: str | None = None) -> ImportResult:
+    """Check the whole file, land it, and write one loaded source-run per day in one transaction.
 
-
-def _checked_days(landed: LandedRun, prices: list[ImportedPrice], body_size: int
-                  ) -> tuple[list[IngestRecord], IntegrityResult, list[str]]:
-    """Every day-run of the file normalized and checked in one frame (the row rules are per row, the relative
-    outlier rule per run), its ingest record, and the bad lines."""
-    runs = _day_runs(landed, prices)
-    frames = [normalize([price.offer for price in day_prices], run, IMPORT_PARSER_VERSION) for run, day_prices in runs]
-    frame = pl.concat(frames)
-    checked = check(frame, IMPORT_EXPECTATIONS)
-    lines = {(run.run_id, price.offer.offer_id): price.line for run, day_prices in runs for price in day_prices}
-    problems = [f"{lines[row['run_id'], row['offer_id']]}: {row['reason']} ({row['price']:f} {row['currency']})"
-                for row in checked.rejected.select("run_id", "offer_id", "reason", "price", "currency")
-                .iter_rows(named=True)]
-    loaded = dict(checked.accepted.group_by("run_id").len().iter_rows())
-    started = utc_now()
-    records = [
-        IngestRecord(
-            run_id=run.run_id, parser_version=IMPORT_PARSER_VERSION, source=landed.source, status="loaded",
-            observed_at=run.observed_at, started_at=started, finished_at=started, documents_fetched=1,
-            bytes_fetched=body_size, rows_parsed=day_frame.height, rows_loaded=loaded.get(run.run_id, 0),
-            landing_path=run.relative_path, is_synthetic=False, trigger="import",
-        )
-        for (run, _), day_frame in zip(runs, frames, strict=True)
-    ]
-    return records, checked, problems
-
-
-def import_prices(path: Path, source: str, file_format: str = "csv", market: str = "retail_new",
-                  currency: str = "USD") -> ImportResult:
-    """Check the whole file, land it, and write one loaded source-run per day in one transaction."""
+    `market` / `currency`: the whole file's value where no column gives one (a Keepa history has none). `columns`:
+    import column -> the CSV's own column. `gpu`: the whole file's GPU (over any column). `bad_rows`: `refuse` (a bad
+    row fails the file; nothing is written) or `quarantine` (the good rows load; each bad one goes to raw.quarantine
+    with its line and reason)."""
     source = check_source_name(source)
     if file_format not in FORMATS:
         raise ImportFileError(f"--format {file_format!r} is not one of {', '.join(FORMATS)}")
-    if market not in IMPORT_MARKETS:
+    if bad_rows not in BAD_ROWS:
+        raise ImportFileError(f"--bad-rows {bad_rows!r} is not one of {', '.join(BAD_ROWS)}")
+    if market is not None and market not in IMPORT_MARKETS:
         raise ImportFileError(f"--market {market!r} is not one of {', '.join(IMPORT_MARKETS)}")
-    body = path.read_bytes()
-    prices = read_prices(body, file_format, source, market, currency)
+    if gpu is not None and not gpu.strip():
+        raise ImportFileError("--gpu: name a GPU")
+    body = read_body(path)
     document = RawDocument(url=f"import:{path.name}", status=200, body=body, fetched_at=utc_now(),
                            content_type="application/json" if file_format == "keepa" else "text/csv")
-    # Every row rule first, on the runs the file would make (nothing is landed for a file that cannot load).
-    would_be = LandedRun(source=source, run_id="check", observed_at=utc_now(), data_origin="imported",
-                         directory=path.parent, documents=[document], document_files=[path.name])
-    _, _, problems = _checked_days(would_be, prices, len(body))
-    if problems:
-        raise ImportFileError(_bad_lines("nothing loaded; these lines fail the price rules a scraped row meets:",
-                                         problems))
-    # the file's own last observation (not the clock) dates the landing, so the same bytes land as the same run
-    landed = land(source, max(price.observed_at for price in prices), [document], "imported")
-    records, checked, _ = _checked_days(landed, prices, len(body))
-    result = ImportResult(source=source, file_run_id=landed.run_id, prices=len(prices), days=len(records),
-                          offers_loaded=checked.accepted.height, already_loaded=False,
-                          first_day=records[0].observed_at.date(), last_day=records[-1].observed_at.date())
+    # Every rule first (nothing is landed for a file that cannot load)
+    checked = _check_file(_rows(body, file_format, source, market, currency, columns, gpu), source, document)
+    messages = checked.messages()
+    counts = f"{checked.rows} rows read, {len(messages)} bad"
+    if messages and bad_rows == "refuse":
+        raise ImportFileError(_bad_lines(f"nothing loaded ({counts}; --bad-rows quarantine loads the good rows and "
+                                         "holds the bad ones back); fix these lines:", messages))
+    if not checked.checked.accepted.height:
+        raise ImportFileError(_bad_lines(f"nothing loaded ({counts}): no row passes", messages))
+    # the file's own last good observation (not the clock) dates the landing, so the same bytes land as the same run
+    landed = land(source, checked.last_observed, [document], "imported")
+    assert landed.run_id == checked.run_id, (landed.run_id, checked.run_id)
+    accepted = checked.checked.accepted.with_columns(pl.lit(landed.landing_ref(0)).alias("landing_ref"))
+    loaded = dict(accepted.group_by("run_id").len().iter_rows())
+    rejected = dict(checked.checked.rejected.group_by("run_id").len().iter_rows())
+    started = utc_now()
+    records = [
+        IngestRecord(
+            run_id=run_id, parser_version=IMPORT_PARSER_VERSION, source=source, status="loaded",
+            observed_at=observed_at, started_at=started, finished_at=started, documents_fetched=1,
+            bytes_fetched=len(body), rows_parsed=parsed, rows_loaded=loaded[run_id],
+            rows_rejected=rejected.get(run_id, 0), landing_path=landed.relative_path, is_synthetic=False,
+            trigger="import")
+        for run_id, observed_at, parsed in checked.runs.iter_rows() if run_id in loaded
+    ]
+    quarantine = checked.problems.select(  # noqa: F841 (read by DuckDB by name)
+        pl.lit(landed.run_id).alias("run_id"), pl.lit(IMPORT_PARSER_VERSION).alias("parser_version"),
+        pl.lit(source).alias("source"), pl.col("observed").fill_null(checked.last_observed).alias("observed_at"),
+        pl.lit("row").alias("scope"), "reason", "detail", pl.lit(started).alias("quarantined_at"))
+    result = ImportResult(source=source, file_run_id=landed.run_id, prices=checked.rows, days=len(records),
+                          offers_loaded=accepted.height, already_loaded=False,
+                          first_day=records[0].observed_at.date(), last_day=records[-1].observed_at.date(),
+                          rows_quarantined=quarantine.height, first_reasons=messages[:FIRST_REASONS])
     with db.connect() as connection, transaction(connection):
-        # any day-run of these bytes in the warehouse: the file was imported (days an earlier file held are skipped)
-        if connection.execute("SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?)",
-                              [f"{landed.run_id}-d"]).fetchone()[0]:
-            return ImportResult(**{**result.__dict__, "already_loaded": True, "offers_loaded": 0})
-        records, checked = _without_days_already_imported(connection, records, checked)
+        # any day-run or held-back row of these bytes in the warehouse: the file was imported
+        if connection.execute(
+                "SELECT (SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?))"
+                " + (SELECT count(*) FROM raw.quarantine WHERE run_id = ?)",
+                [f"{landed.run_id}-d", landed.run_id]).fetchone()[0]:
+            return replace(result, already_loaded=True, offers_loaded=0, rows_quarantined=0)
+        integrity = IntegrityResult(accepted=accepted, rejected=checked.checked.rejected)
+        records, integrity = _without_days_already_imported(connection, records, integrity)
         if records:
-            write_runs(connection, landed, records, checked)
-    return ImportResult(**{**result.__dict__, "days": len(records), "offers_loaded": checked.accepted.height})
+            write_runs(connection, landed, records, integrity)
+        if quarantine.height:
+            connection.execute("INSERT INTO raw.quarantine BY NAME SELECT * FROM quarantine")
+    return replace(result, days=len(records), offers_loaded=integrity.accepted.height)
 
 
 def _without_days_already_imported(connection, records: list[IngestRecord], checked: IntegrityResult
@@ -327,21 +615,6 @@ def _without_days_already_imported(connection, records: list[IngestRecord], chec
             record.rows_loaded = loaded[record.run_id]
             kept.append(record)
     return kept, IntegrityResult(accepted=accepted, rejected=checked.rejected, result_reasons=checked.result_reasons)
-
-
-def import_bundled_histories() -> list[dict]:
-    """The offline run's imported history: the real Amazon (Keepa) price histories bundled in
-    recordings/retail_history/, as source `keepa-amazon`. A file that cannot load is reported, never raised."""
-    results = []
-    for path in sorted(BUNDLED_HISTORIES.glob("*.json")):
-        try:
-            result = import_prices(path, BUNDLED_HISTORY_SOURCE, "keepa")
-            results.append({"file": path.name, "source": result.source, "prices": result.prices, "days": result.days,
-                            "already_loaded": result.already_loaded, "error": None})
-        except ImportFileError as error:
-            results.append({"file": path.name, "source": BUNDLED_HISTORY_SOURCE, "prices": 0, "days": 0,
-                            "already_loaded": False, "error": " ".join(str(error).split())[:300]})
-    return results
 
 
 def imported_sources(connection) -> list[str]:

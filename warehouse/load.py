@@ -22,6 +22,11 @@ from warehouse.integrity import IntegrityResult
 from warehouse.landing import LandedRun
 
 
+# Offers inserted per statement when an imported history is written (warehouse/imports.py): DuckDB holds a statement's
+# rows in memory at once; a 300,000-row history in one statement costs ~150 MB more at peak.
+INSERT_SLICE_ROWS = 50_000
+
+
 @dataclass
 class IngestRecord:
     run_id: str
@@ -134,8 +139,9 @@ def write_runs(connection, landed: LandedRun, records: list[IngestRecord], check
         "url": document.url, "http_status": document.status, "fetched_at": document.fetched_at,
         "sha256": document.sha256(), "bytes": document.size, "path": landed.landing_ref(0)})
     connection.execute("INSERT INTO raw.landing_documents BY NAME SELECT * FROM documents ON CONFLICT DO NOTHING")
-    accepted = checked.accepted.to_arrow()  # noqa: F841
-    connection.execute("INSERT INTO raw.offers BY NAME SELECT * FROM accepted")
+    for part in checked.accepted.iter_slices(INSERT_SLICE_ROWS):  # a long history in slices: bounded memory
+        accepted = part.to_arrow()  # noqa: F841
+        connection.execute("INSERT INTO raw.offers BY NAME SELECT * FROM accepted")
     runs = pl.DataFrame([record.row() for record in records])  # noqa: F841
     connection.execute("INSERT INTO raw.ingest_runs BY NAME SELECT * FROM runs")
 

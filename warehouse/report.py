@@ -112,8 +112,15 @@ class RunReport:
             errors = [r.error for r in records if r.error]
             if errors:
                 lines.append(f"      last error: {' '.join(errors[-1].split())[:300]}")
-        for item in self.imports:
+        for item in self.imports:  # warehouse/histories.py: each bundled history file (prices, or ECB rates)
+            what = "rates" if item.get("kind") == "fx_rates" else "prices"
+            on_days = f" on {item['days']} days" if item.get("days") else ""
             outcome = (f"not imported: {item['error']}" if item["error"] else "already imported"
-                       if item["already_loaded"] else f"{item['prices']} prices on {item['days']} days")
-            lines.append(f"  {item['source']:23} import {item['file']}: {outcome} [real, imported]")
+                       if item["already_loaded"] else f"{item['prices']} {what} read{on_days}, "
+                       f"loaded={item.get('loaded', item['prices'])} quarantined={item.get('quarantined', 0)}")
+            seconds = f" {item['seconds']:.1f}s" if "seconds" in item else ""
+            kind = "real, backfill" if item.get("kind") == "fx_rates" else "real, imported"
+            lines.append(f"  {item['source']:23} import {item['file']}: {outcome}{seconds} [{kind}]")
+            if item.get("quarantined") and item.get("first_reasons"):
+                lines.append(f"      first held back: {'; '.join(item['first_reasons'][:3])}")
         return "\n".join(lines)

@@ -1,5 +1,5 @@
 """`gpuprices status`: last run and freshness per source (and, for a SkyPilot catalog that did not read the newest
-published schema, which one it read and why), quarantined results, unmatched GPU names."""
+published schema, which one it read and why), quarantined results, suspect prices, unmatched GPU names."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from scrapers.cloud.skypilot import catalog_notes
 from warehouse import db
 from warehouse.build import carry_forward_days
+from warehouse.markets import SOURCE_MARKET_SQL
 
 
 def _has_table(connection, schema: str, table: str) -> bool:
@@ -37,6 +38,17 @@ def staleness(days_behind: int | None, carry_days: int, imported: bool = False) 
     if days_behind <= carry_days:
         return f"stale: last good snapshot carried forward ({days_behind} of {carry_days} days)"
     return f"stale: dropped from the daily figures ({days_behind} days without a good run)"
+
+
+# The prices the market figures set aside on the newest price day (int_provider_prices__daily's rules), as listed
+# by source: the same query for `gpuprices status` and the sources page.
+SUSPECT_PRICES_SQL = f"""
+    SELECT price_date, source, provider, gpu_id, {SOURCE_MARKET_SQL} AS market, price_per,
+           min_price_usd AS price_usd, suspect_reason, is_synthetic
+    FROM marts.gpu_prices_by_source_daily
+    WHERE suspect_reason IS NOT NULL
+      AND price_date = (SELECT max(price_date) FROM marts.gpu_prices_by_source_daily)
+    ORDER BY source, gpu_id, market"""
 
 
 def status() -> dict:
@@ -83,6 +95,18 @@ def status() -> dict:
             FROM raw.quarantine WHERE scope = 'row' GROUP BY ALL ORDER BY source, rows DESC
             """,
         )
+        # `gpuprices import prices --bad-rows quarantine`: per imported file, its held-back rows and the first reasons
+        imported_rows = db.fetch_dicts(
+            connection,
+            """
+            SELECT source, run_id, any_value(json_extract_string(detail, '$.file')) AS file, count(*) AS rows,
+                   list(json_extract_string(detail, '$.problem')
+                        ORDER BY json_extract(detail, '$.line')::BIGINT)[1:3] AS first_reasons,
+                   max(quarantined_at) AS quarantined_at
+            FROM raw.quarantine WHERE scope = 'row' AND json_extract(detail, '$.line') IS NOT NULL
+            GROUP BY source, run_id ORDER BY max(quarantined_at) DESC, source LIMIT 20
+            """,
+        )
         if _has_table(connection, "marts", "unmatched_gpu_names"):
             unmatched_sql = "SELECT * FROM marts.unmatched_gpu_names ORDER BY source, observation_count DESC"
         else:  # before the first dbt build: the parser's own resolution
@@ -93,12 +117,16 @@ def status() -> dict:
                 FROM raw.offers WHERE gpu_id IS NULL GROUP BY ALL ORDER BY source, observation_count DESC
             """
         unmatched = db.fetch_dicts(connection, unmatched_sql)
+        suspect = db.fetch_dicts(connection, SUSPECT_PRICES_SQL) if _has_table(
+            connection, "marts", "gpu_prices_by_source_daily") else []
     return {
         "checked_at": now,
         "sources": sources,
         "quarantined_results": quarantined,
         "quarantined_rows": rejected_rows,
+        "imported_rows_held_back": imported_rows,
         "unmatched_gpu_names": unmatched,
+        "suspect_prices": suspect,
     }
 
 
@@ -124,6 +152,18 @@ def render(report: dict) -> str:
     lines.append("\nRows held back by the integrity check")
     lines += [f"  {r['source']:23} {r['reason']:20} {r['rows']} rows" for r in report["quarantined_rows"]]
     if not report["quarantined_rows"]:
+        lines.append("  none")
+    lines.append("\nImported rows held back (gpuprices import prices --bad-rows quarantine; latest 20 imports)")
+    for held in report.get("imported_rows_held_back", []):
+        lines.append(f"  {held['source']:23} {held['file']}: {held['rows']} rows ({held['run_id']})")
+        lines += [f"      {reason[:200]}" for reason in held["first_reasons"]]
+    if not report.get("imported_rows_held_back"):
+        lines.append("  none")
+    lines.append("\nSuspect prices on the newest day (kept by source, left out of every cheapest answer; "
+                 "marts.gpu_market_prices_daily)")
+    lines += [f"  {p['source']:23} {p['gpu_id']:20} {p['market']:22} {p['price_usd']:>10.2f} USD  {p['suspect_reason'][:200]}"
+              for p in report.get("suspect_prices", [])]
+    if not report.get("suspect_prices"):
         lines.append("  none")
     lines.append("\nUnmatched GPU names (kept in raw, no gpu_id; add an alias to models/seeds/gpu_aliases.csv)")
     lines += [

@@ -16,7 +16,7 @@ from flows.cli.common import json_default, one_line, print_json_line
 from warehouse import db
 from warehouse.build import build as dbt_build
 from warehouse.docs import schema_markdown, sources_markdown, sources_test_data_markdown
-from warehouse.imports import FORMATS, ImportFileError, import_prices
+from warehouse.imports import BAD_ROWS, FORMATS, ImportFileError, import_prices, parse_columns
 from warehouse.markets import IMPORT_MARKETS
 from warehouse.quotes import QuoteFileError, load_quotes
 from warehouse.status import render, status
@@ -88,15 +88,21 @@ def cmd_quotes(args) -> int:
 
 def cmd_import_prices(args) -> int:
     try:
-        result = import_prices(Path(args.file), args.source, args.format, args.market, args.currency)
+        columns = parse_columns(args.columns) if args.columns is not None else None
+        result = import_prices(Path(args.file), args.source, args.format, args.market, args.currency,
+                               bad_rows=args.bad_rows, columns=columns, gpu=args.gpu)
     except (ImportFileError, FileNotFoundError, IsADirectoryError) as error:
         print(f"gpuprices import prices: {args.file}: {error}", file=sys.stderr)
         return 2
     if result.already_loaded:
         print(f"{args.file}: already imported as {result.source} ({result.file_run_id}); nothing changed")
         return 0
-    print(f"{args.file}: {result.prices} prices imported as {result.source}: {result.offers_loaded} daily prices on "
-          f"{result.days} days, {result.first_day} to {result.last_day} (real observations, marked imported)")
+    print(f"{args.file}: {result.prices} rows read, {result.rows_quarantined} quarantined, {result.offers_loaded} "
+          f"loaded as {result.source} (each offer's last price of a day) on {result.days} days, {result.first_day} "
+          f"to {result.last_day} (real observations, marked imported)")
+    if result.rows_quarantined:
+        shown = "\n  ".join(result.first_reasons)
+        print(f"held back in raw.quarantine (`gpuprices status`), first {len(result.first_reasons)}:\n  {shown}")
     if not args.no_build:
         dbt_build()
     return 0
@@ -143,9 +149,15 @@ def register(commands) -> None:
     prices.add_argument("file")
     prices.add_argument("--source", required=True, help="a name for where the prices come from, e.g. keepa-amazon")
     prices.add_argument("--format", choices=FORMATS, default="csv")
-    prices.add_argument("--market", choices=list(IMPORT_MARKETS), default="retail_new",
-                        help="keepa: the market of the prices (default retail_new)")
-    prices.add_argument("--currency", default="USD", help="keepa: the currency of the prices (default USD)")
+    prices.add_argument("--market", choices=list(IMPORT_MARKETS),
+                        help="the whole file's market where no column gives one (keepa: default retail_new)")
+    prices.add_argument("--currency", help="the whole file's currency where no column gives one (keepa: default USD)")
+    prices.add_argument("--gpu", help="the whole file's GPU (a Keepa export, a one-GPU CSV without a gpu column)")
+    prices.add_argument("--columns", metavar="MAP",
+                        help="the file's own column names: observed_at=date,price=price_eur_lowest,gpu=gpu_type")
+    prices.add_argument("--bad-rows", choices=BAD_ROWS, default="refuse",
+                        help="refuse: a bad row loads nothing (default); quarantine: load the good rows, hold each "
+                             "bad one back in raw.quarantine with its line and reason")
     prices.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
     prices.set_defaults(func=cmd_import_prices)
 

@@ -1,4 +1,4 @@
-"""`gpuprices bench fetch|build|aws`: benchmarks that print figures. They live in dev/ (development tools, not shipped
+"""`gpuprices bench fetch|build|aws|scale-out|import`: benchmarks that print figures. They live in dev/ (development tools, not shipped
 in the wheel), so they run from a checkout."""
 
 from __future__ import annotations
@@ -24,6 +24,11 @@ def cmd_bench(args) -> int:
 
         print(bench_scale_out(args.per_host, args.shard_timeout_s))
         return 0
+    if args.kind == "import":
+        from dev.bench_import import bench_import  # dev/: only in a checkout
+
+        print(bench_import(args.rows, Path(args.file).resolve() if args.file else None, args.keep))
+        return 0
     if args.kind == "aws":
         from dev.bench_aws import bench_aws  # dev/: only in a checkout
 
@@ -38,8 +43,11 @@ def cmd_bench(args) -> int:
 def register(commands) -> None:
     bench = commands.add_parser(
         "bench", help="benchmarks that print figures (fetch: against the local server; build: synthetic history; "
-                 "aws: a large synthetic offer file)")
-    bench.add_argument("kind", choices=["fetch", "build", "aws", "scale-out"])
+                 "aws: a large synthetic offer file; import: a long price history imported and built)")
+    bench.add_argument("kind", choices=["fetch", "build", "aws", "scale-out", "import"])
+    bench.add_argument("--rows", type=int, default=330_000, help="import: rows of the generated synthetic history")
+    bench.add_argument("--file", help="import: a real long-format CSV in the import's columns instead")
+    bench.add_argument("--keep", action="store_true", help="import: keep the file and the temporary data home")
     bench.add_argument("--per-host", type=int, default=1, help="scale-out: sources fetching from one host at once")
     bench.add_argument("--shard-timeout-s", type=float, default=60.0,
                        help="scale-out: how long the parent waits for a shard")

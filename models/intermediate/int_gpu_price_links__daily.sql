@@ -2,14 +2,17 @@
     schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
 ) }}
 -- One link of the matched-offer price index per day, GPU and market: the change from the series' previous day
--- (within the 7 days before) measured only over offers seen on both days (same source, offer, region, pricing
--- type), as the median of their log price ratios. A source appearing or failing changes which offers exist,
--- never the link. Incremental by day (each link needs its day and at most the 7 days before).
+-- (within the 14 days before: weekly price lists link too) measured only over offers seen on both days (same source,
+-- offer, region, pricing type), as the trimmed mean of their log price ratios (the ratios between the 10th and
+-- 90th percentile: one odd offer cannot move it, while a move of a minority of offers still counts; a median would
+-- drop every change that fewer than half the offers make, and a chain of such links never moves). A source
+-- appearing or failing changes which offers exist, never the link. Incremental by day (each link needs its day and
+-- at most the 14 days before).
 with offers as (
     select price_date, gpu_id, channel, pricing_type, price_per, source, offer_id,
            coalesce(region, '') as region, min(unit_price_usd) as unit_price_usd, bool_or(is_synthetic) as is_synthetic
     from {{ ref('int_offers__credible_daily') }}
-    where {{ rebuilt_days_filter('price_date', lookback_days=7) }}
+    where {{ rebuilt_days_filter('price_date', lookback_days=14) }}
     group by all
 ),
 
@@ -53,17 +56,29 @@ linked as (
     from previous_days
     inner join offers_with_previous using (price_date, gpu_id, channel, pricing_type, price_per)
     where offers_with_previous.offer_previous_date = previous_days.previous_date
-      and previous_days.price_date - previous_days.previous_date <= 7
+      and previous_days.price_date - previous_days.previous_date <= 14
+),
+
+-- each link's trimming bounds: the 10th and 90th percentile of its offers' log ratios
+bounded as (
+    select
+        *,
+        quantile_cont(log_ratio, 0.1) over link as trim_low,
+        quantile_cont(log_ratio, 0.9) over link as trim_high
+    from linked
+    window link as (partition by price_date, gpu_id, channel, pricing_type, price_per)
 ),
 
 links as (
     select
         price_date, gpu_id, channel, pricing_type, price_per, previous_date,
-        median(log_ratio) as median_log_ratio,
+        coalesce(
+            avg(log_ratio) filter (where log_ratio between trim_low and trim_high), median(log_ratio)
+        ) as mean_log_ratio,
         count(*) as matched_offer_count,
         bool_or(is_synthetic) as is_synthetic
-    from linked
-    group by all
+    from bounded
+    group by price_date, gpu_id, channel, pricing_type, price_per, previous_date
 )
 
 -- every series day of the rebuilt days, with its link (none: no offer seen on both days, the index holds)
@@ -74,7 +89,7 @@ select
     series_days.pricing_type,
     series_days.price_per,
     links.previous_date,
-    coalesce(links.median_log_ratio, 0) as median_log_ratio,
+    coalesce(links.mean_log_ratio, 0) as mean_log_ratio,
     coalesce(links.matched_offer_count, 0) as matched_offer_count,
     coalesce(links.is_synthetic, false) as is_synthetic
 from series_days

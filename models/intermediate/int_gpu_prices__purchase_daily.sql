@@ -13,6 +13,7 @@ street_prices as (
         price_date,
         gpu_id,
         min(unit_price_usd) as purchase_price_usd,
+        count(distinct provider) as provider_count,
         bool_or(is_synthetic) as is_synthetic
     from {{ ref('int_offers__credible_daily') }}
     where channel = 'retail_new'
@@ -38,6 +39,8 @@ select
     gpu_days.gpu_id,
     cast(coalesce(street_prices.purchase_price_usd, launch_prices.launch_price_usd) as decimal(18, 2)) as purchase_price_usd,
     case when street_prices.purchase_price_usd is not null then 'street_new' else 'launch_price' end as purchase_price_basis,
+    -- retailers behind a street price (credible prices only); 0 for a launch price
+    coalesce(street_prices.provider_count, 0) as street_provider_count,
     coalesce(street_prices.is_synthetic, false) as is_synthetic
 from gpu_days
 left join street_prices using (price_date, gpu_id)

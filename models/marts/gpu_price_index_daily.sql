@@ -1,6 +1,6 @@
 {{ config(schema='marts', materialized='table') }}
 -- A chained matched-offer price index per GPU and market: 100 on the series' first day, then each day's link
--- (int_gpu_price_links__daily: the median change of the offers seen on both days) chained on. Moves, trends and
+-- (int_gpu_price_links__daily: the trimmed mean change of the offers seen on both days) chained on. Moves, trends and
 -- halving times read this, not the day's cheapest price, so a source appearing or failing is no price move.
 with links as (
     select * from {{ ref('int_gpu_price_links__daily') }}
@@ -12,7 +12,7 @@ select
     channel,
     pricing_type,
     price_per,
-    cast(100 * exp(sum(median_log_ratio) over series) as double) as price_index,
+    cast(100 * exp(sum(mean_log_ratio) over series) as double) as price_index,
     matched_offer_count,
     bool_or(is_synthetic) over series as is_synthetic
 from links

@@ -28,7 +28,7 @@ from analytics.buy_signal import (
     overall,
 )
 from dev.tune_buy_signal import bundled_retail_series
-from warehouse.imports import BUNDLED_HISTORIES
+from warehouse.histories import KEEPA_HISTORIES
 
 
 def prices(*values) -> list[Decimal]:
@@ -140,9 +140,9 @@ def test_no_rule_looks_ahead(bundled, rule):
 
 
 def test_the_bundled_histories_are_the_eight_real_keepa_files_with_their_provenance(bundled):
-    names = sorted(path.stem for path in BUNDLED_HISTORIES.glob("*.json"))
+    names = sorted(path.stem for path in KEEPA_HISTORIES.glob("*.json"))
     assert len(names) == 8 and sorted(bundled) == names
-    provenance = (BUNDLED_HISTORIES / "README.md").read_text()
+    provenance = (KEEPA_HISTORIES / "README.md").read_text()
     assert "United-Compute/gpu-price-tracker" in provenance
     assert "477e041647617ff88395194f8e5c698f5ce9e91e" in provenance
     assert all(f"{name}.json" in provenance for name in names)

@@ -42,3 +42,16 @@ def test_bad_arguments_end_with_one_clear_line_and_exit_2(warehouse, tmp_path):
     one_line_error(gpuprices(warehouse, "run", "--offline", "--since", "2026-13-01", check=False), 2, "2026-13-01")
     one_line_error(gpuprices(warehouse, "estimat", check=False), 2, "invalid choice")
     one_line_error(gpuprices(tmp_path / "empty-home", "sql", "SELECT 1", check=False), 2, "no warehouse")
+
+
+def test_a_bad_import_column_map_is_one_line_and_exit_2(tmp_path):
+    export = tmp_path / "idealo.csv"
+    export.write_text("date,gpu_type,price_eur_lowest\n2025-11-01,RTX 4090,1899.00\n")
+    home = tmp_path / "home"
+    for columns, message in (("observed_at=date,price=price_eur_lowst,gpu=gpu_type", "price=price_eur_lowst"),
+                             ("observed_at=date,prize=price_eur_lowest", "'prize' is not an import column"),
+                             ("observed_at:date", "IMPORT_COLUMN=FILE_COLUMN")):
+        one_line_error(gpuprices(home, "import", "prices", str(export), "--source", "idealo-history", "--market",
+                                 "retail_new", "--currency", "EUR", "--columns", columns, "--no-build", check=False),
+                       2, message)
+    assert not home.exists()  # nothing written

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -28,7 +29,8 @@ def test_mart_has_real_prices_per_gpu_hour_from_both_sources(warehouse):
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     sources = {r["source"] for r in rows}
     assert {"azure", "skypilot-azure", "skypilot-gcp", "skypilot-lambda", "skypilot-vast"} <= sources
-    assert {r["price_date"] for r in rows} == {"2026-04-28", "2026-04-29", "2026-04-30", "2026-05-01"}
+    replayed = {r["price_date"] for r in rows if r["source"] != "gcp-list-history"}  # the imported GCP history: years
+    assert replayed == {"2026-04-28", "2026-04-29", "2026-04-30", "2026-05-01"}
     # rows from the reconstructed Azure API pages are flagged; rows from real catalogs are not
     assert all(r["is_synthetic"] for r in rows if r["source"] == "azure")
     dated = ("skypilot-azure", "skypilot-gcp", "skypilot-lambda", "skypilot-vast")  # anycloud-sh commits, dated
@@ -75,7 +77,7 @@ def test_parquet_export_is_partitioned_by_date_and_readable(warehouse):
     export = warehouse / "export" / "gpu_prices_daily"
     partitions = sorted(p.name for p in export.iterdir())
     first_day = sql_rows(warehouse, "select min(price_date) as day from marts.gpu_prices_daily")[0]["day"]
-    # the imported Amazon histories start in 2019; the replayed days from SINCE
+    # the imported idealo history starts in 2017; the replayed days from SINCE
     assert partitions[0] == f"price_date={first_day}" and f"price_date={SINCE}" in partitions
     with duckdb.connect() as connection:
         exported = connection.execute(
@@ -480,7 +482,10 @@ def test_assumptions_are_configurable_per_build(warehouse):
 
 def test_euro_prices_get_usd_at_the_ecb_rate_of_their_day(warehouse):
     rates = sql_rows(warehouse, "select rate_date, count(*) as n from raw.fx_rates group by 1 order by 1")
-    assert rates and all(r["n"] >= 29 for r in rates)
+    assert rates and all(r["n"] >= 29 for r in rates if r["rate_date"] >= "2026-04-01")  # the replayed days
+    # and the real ECB history before them, every business day since 1999 (27 currencies then)
+    assert rates[0]["rate_date"] == "1999-01-04" and all(r["n"] >= 27 for r in rates)
+    assert len([r for r in rates if r["rate_date"] <= "2026-04-01"]) == 6977
     seeweb = sql_rows(warehouse, """
         select o.price_date, o.price_per_unit, o.price_per_gpu_hour_usd, o.fx_rate_date, f.usd_per_unit
         from intermediate.int_offers__current o
@@ -504,7 +509,8 @@ def test_retail_cards_reach_the_market_marts_new_and_used_in_usd(warehouse):
             ("retail_used", "h100-pcie-80gb"), ("retail_used", "a100-pcie-80gb")} <= channels
     # every replayed retail row comes from a stale or made-up page: flagged, so no one takes it for a market price;
     # the imported Amazon histories are real observations
-    flags = sql_rows(warehouse, """select source = 'keepa-amazon' as imported, list(distinct is_synthetic) as flags
+    flags = sql_rows(warehouse, """select source in ('keepa-amazon', 'idealo-de') as imported,
+                                   list(distinct is_synthetic) as flags
                                    from raw.offers where channel = 'retail' group by 1 order by 1""")
     assert flags == [{"imported": False, "flags": [True]}, {"imported": True, "flags": [False]}]
     # the cheapest new RTX 4090 of the day is the mart's minimum, and street prices replace launch prices
@@ -578,6 +584,69 @@ def test_imported_history_is_history_like_any_other_and_the_buy_signal_is_backte
     every_source = json.loads(gpuprices(warehouse, "backtest", "--json").stdout)["overall"]["signal"]
     overview = (warehouse / "site" / "index.html").read_text()
     assert f"{every_source['share_of_oracle']:.0%}" in overview.split("Buy signals today")[1][:1500]
+
+
+def test_the_imported_gcp_and_idealo_histories_reach_the_marts_with_commitments_and_years_of_days(warehouse):
+    # GCP's list prices, 2022-2025: every market of the four GPUs, per GPU-hour, on years of revision days
+    gcp = {(r["gpu_id"], r["pricing_type"]): r for r in sql_rows(warehouse, """
+        select gpu_id, pricing_type, count(*) as days, min(price_date) as first_day, max(price_date) as last_day,
+               median(median_price_usd) as typical, bool_or(is_synthetic) as synthetic
+        from marts.gpu_prices_daily where channel = 'cloud' and sources like '%gcp-list-history%' group by all""")}
+    for gpu_id in ("a100-sxm4-40gb", "h100-sxm5-80gb", "l4-24gb"):
+        for market in ("on_demand", "spot", "reserved_1y", "reserved_3y"):
+            assert gcp[gpu_id, market]["days"] >= 60 and not gcp[gpu_id, market]["synthetic"], (gpu_id, market)
+        # a commitment is cheaper than on demand, 3 years cheaper than 1
+        typical = {market: float(gcp[gpu_id, market]["typical"]) for market in ("on_demand", "reserved_1y",
+                                                                              "reserved_3y")}
+        assert typical["reserved_3y"] < typical["reserved_1y"] < typical["on_demand"], gpu_id
+    assert gcp["a100-sxm4-40gb", "on_demand"]["first_day"] == "2022-02-09"
+    assert gcp["a100-sxm4-40gb", "on_demand"]["last_day"] == "2025-06-26"
+    assert gcp["a100-sxm4-40gb", "on_demand"]["days"] == 211 and gcp["a100-sxm4-80gb", "on_demand"]["days"] > 150
+    assert 3 < float(gcp["a100-sxm4-40gb", "on_demand"]["typical"]) < 5  # $3.67 a2-highgpu-1g in us-central1
+    assert 10 < float(gcp["h100-sxm5-80gb", "on_demand"]["typical"]) < 16  # $88.49 / 8 for an a3-highgpu-8g
+    us_central = sql_rows(warehouse, """
+        select title, pricing_type, price_per_unit from raw.offers where source = 'gcp-list-history'
+        and region = 'us-central1' and title in ('a2-highgpu-1g', 'a3-highgpu-8g')
+        and cast(observed_at as date) = '2024-07-11' order by 1, 2""")
+    assert {(r["title"], r["pricing_type"]): Decimal(r["price_per_unit"]) for r in us_central} == {
+        ("a2-highgpu-1g", "on_demand"): Decimal("3.673385"), ("a2-highgpu-1g", "spot"): Decimal("1.469355"),
+        ("a2-highgpu-1g", "reserved_1y"): Decimal("2.314207"),  # 1689.3711392 a month / 730 hours
+        ("a2-highgpu-1g", "reserved_3y"): Decimal("1.285708"),  # 938.56707798 / 730
+        ("a3-highgpu-8g", "on_demand"): Decimal("11.06125"),  # 88.4899999026 an hour / 8 GPUs
+        ("a3-highgpu-8g", "spot"): Decimal("6.095868"), ("a3-highgpu-8g", "reserved_1y"): Decimal("7.672959"),
+        ("a3-highgpu-8g", "reserved_3y"): Decimal("4.858048")}
+    # the regions listing an A100 machine without its A100 are held back with their reason, not in the marts
+    held = sql_rows(warehouse, """select reason, count(*) as n from raw.quarantine where source = 'gcp-list-history'
+        and json_extract_string(detail, '$.region') = 'northamerica-northeast2' group by 1""")
+    assert held == [{"reason": "relative_outlier", "n": 2174}]
+    # (its commitments of 2022 carry the GPU: they load; from 2023-01-31 they do not either)
+    assert sql_rows(warehouse, """select count(*) as n from intermediate.int_offers__daily
+        where source = 'gcp-list-history' and region = 'northamerica-northeast2' and gpu_id = 'a100-sxm4-40gb'
+        and price_date < '2024-08-18' and (pricing_type in ('on_demand', 'spot') or price_date >= '2023-01-31')
+        """)[0]["n"] == 0
+    # idealo's euro card prices of 2017-2018 in dollars at the ECB rate of their day
+    cards = sql_rows(warehouse, """
+        select m.gpu_id, m.price_date, m.price_per_unit, m.unit_price_usd, m.fx_rate_date, f.usd_per_unit
+        from intermediate.int_offers__market_daily m
+        join intermediate.int_fx_rates__daily f on f.currency = 'EUR' and f.rate_date = m.fx_rate_date
+        where m.source = 'idealo-de'""")
+    assert {row["gpu_id"] for row in cards} == {"gtx-1070-8gb", "gtx-1070-ti-8gb", "gtx-1080-8gb", "gtx-1080-ti-11gb",
+                                                "rx-570-4gb", "rx-580-8gb"}
+    for row in cards:
+        assert 0 <= (date.fromisoformat(row["price_date"]) - date.fromisoformat(row["fx_rate_date"])).days <= 4  # Xmas
+        assert float(row["unit_price_usd"]) == pytest.approx(float(row["price_per_unit"]) * float(row["usd_per_unit"]))
+    # the ECB's own USD rate of Friday 2017-08-11 converts that weekend's prices
+    assert {Decimal(row["usd_per_unit"]) for row in cards if row["fx_rate_date"] == "2017-08-11"} == {
+        Decimal("1.1765")}
+    days = sql_rows(warehouse, """select gpu_id, count(*) as days from marts.gpu_prices_by_source_daily
+        where source = 'idealo-de' group by 1""")
+    assert {row["gpu_id"]: row["days"] for row in days}["gtx-1080-8gb"] == 185
+    # the GTX 1080 Ti listing the file also files under "GTX 1080" is one GTX 1080 Ti offer a day, never a GTX 1080
+    listings = {(r["gpu_id"], r["url"].split("/")[-1].split("_")[0]) for r in sql_rows(warehouse, """
+        select distinct gpu_id, url from intermediate.int_offers__daily where source = 'idealo-de'""")}
+    assert ("gtx-1080-ti-11gb", "5489383") in listings and len(listings) == 17
+    assert sql_rows(warehouse, """select max(n) as n from (select count(*) as n from intermediate.int_offers__daily
+        where source = 'idealo-de' group by price_date, url)""")[0]["n"] == 1
 
 
 def test_thirty_rental_providers_marketplaces_apart_and_aggregator_copies_counted_once(warehouse, monkeypatch):

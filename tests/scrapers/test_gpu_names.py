@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from scrapers.gpu_names import ALIASES_CSV, memory_class_gb, name_key, resolve_gpu_id
+from scrapers.gpu_names import ALIASES_CSV, as_meant, memory_class_gb, name_key, resolve_gpu_id, resolve_typed
 
 
 def read(name: str) -> list[dict]:
@@ -41,3 +41,27 @@ def test_scoped_names_resolve_per_provider():
 
 def test_memory_is_snapped_to_marketed_sizes():
     assert [memory_class_gb(m) for m in (81559, 143771, 95830, 46068, 24564)] == [80, 141, 94, 48, 24]
+
+
+def test_names_are_read_as_real_files_write_them():
+    # "PCle": a lower-case L for the I (Amazon titles, Keepa exports), as a word, glued or hyphenated
+    assert resolve_gpu_id("PNY NVIDIA A100 80GB PCle") == resolve_gpu_id("A100 80GB PCIe") == "a100-pcie-80gb"
+    assert resolve_gpu_id("H100 PCle 80GB") == resolve_gpu_id("H100-PCle-80GB") == "h100-pcie-80gb"
+    assert resolve_gpu_id("Tesla V100-PCle-32GB") == resolve_gpu_id("V100 PCl-e 32GB") == "v100-pcie-32gb"
+    assert resolve_gpu_id("NVIDIA H100 PCle") == resolve_gpu_id("NVIDIA H100 PCIe") is not None  # the alias table too
+    assert as_meant("H100 PCle") == "H100 PCIe" and as_meant("A100 80GB PCLE") == "A100 80GB PCIE"
+    assert as_meant("Cyclepcle PCles") == "Cyclepcle PCles"  # only the word
+    # case, doubled spaces: "Geforce", "TI" / "Ti", "Super" / "SUPER"
+    assert resolve_gpu_id("NVIDIA Geforce RTX 4090") == resolve_gpu_id("GeForce  RTX  4090") == "rtx-4090-24gb"
+    assert resolve_gpu_id("Geforce RTX 4070 TI") == resolve_gpu_id("GeForce RTX 4070 Ti") == "rtx-4070-ti-12gb"
+    assert resolve_gpu_id("RTX 4080 Super") == resolve_gpu_id("RTX 4080 SUPER") == "rtx-4080-super-16gb"
+    assert resolve_gpu_id("RTX 4070TISUPER") == resolve_gpu_id("RTX 4070 Ti SUPER") == "rtx-4070-ti-super-16gb"
+    assert resolve_typed("H100 PCle", {"h100-pcie-80gb", "h100-sxm5-80gb"}) == "h100-pcie-80gb"
+
+
+def test_a_tolerated_name_still_never_guesses_a_variant():
+    # the memory size of an HBM part is not guessed ("A100 PCle": 40GB or 80GB?), nor SXM vs PCIe
+    assert resolve_gpu_id("A100 PCle") is None and resolve_gpu_id("NVIDIA A100 PCle") is None
+    assert resolve_gpu_id("Tesla  a100  PCLE") is None
+    assert resolve_gpu_id("H100") is None and resolve_gpu_id("H100  80GB") == "h100-80gb-unstated"  # kept apart
+    assert resolve_gpu_id("PCle") is None

@@ -13,7 +13,9 @@ import pytest
 from conftest import gpuprices
 
 from config.settings import PROJECT_ROOT
-from warehouse.imports import ImportFileError, import_prices
+from flows.cli.main import main as cli
+from warehouse.imports import ImportFileError, import_prices, parse_columns
+from warehouse.status import render, status
 
 HEADER = "observed_at,gpu,market,price,currency,provider,region,per,gpu_count\n"
 KEEPA_T4 = PROJECT_ROOT / "recordings" / "retail_history" / "NVIDIA_Tesla_T4.json"
@@ -119,3 +121,171 @@ def test_a_second_file_adds_only_the_days_no_earlier_file_of_the_source_holds(ho
     assert rows(home, "SELECT observed_at::date::varchar, price::int FROM raw.offers ORDER BY 1") == [
         ("2026-01-01", 1500), ("2026-01-02", 1450), ("2026-01-03", 1350)]
     assert import_prices(second, "shop-history").already_loaded
+
+
+# -- files as people have them: bad rows held back, other shapes, gzip ----------------------------------------------
+def test_quarantine_loads_the_good_rows_and_holds_back_each_bad_one_with_its_line_and_reason(home, tmp_path):
+    history = tmp_path / "gcp_history.csv"
+    history.write_text(
+        HEADER
+        + "2026-01-05,A100,on_demand,29.38,USD,gcp,us-central1,instance_hour,8\n"
+        + "2026-01-05,A100,on_demand,0.12,USD,gcp,us-east1,instance_hour,8\n"  # the VM without its GPUs
+        + "2026-01-05,Tesla T9,on_demand,0.35,USD,gcp,us-east1,instance_hour,1\n"  # no such GPU
+        + "\n"  # a blank line is no row (and keeps the line numbers)
+        + "2026-01-12,A100,on_demand,29.10,USD,gcp,us-central1,instance_hour,8,extra\n"  # a field too many
+        + "next week,A100,on_demand,29.10,USD,gcp,us-central1,instance_hour,8\n"
+        + "2026-01-12,A100,on_demand,29.10,USD,gcp,us-central1,instance_hour,8\n"
+    )
+    result = import_prices(history, "gcp-history", bad_rows="quarantine")
+    assert (result.prices, result.rows_quarantined, result.offers_loaded, result.days) == (6, 4, 2, 2)
+    assert result.first_reasons == [
+        "line 3: price_out_of_band (0.12 USD)",
+        "line 4: gpu 'Tesla T9' is not a GPU the alias table or the GPU catalogue knows (a datacenter part must say "
+        "SXM or PCIe)",
+        "line 6: 10 fields, the header has 9",
+        "line 7: observed_at 'next week' is not an ISO date or time (2025-03-01 or 2025-03-01T14:00:00Z)"]
+    loaded = rows(home, "SELECT observed_at::date::varchar, region, price, price_per_unit FROM raw.offers ORDER BY 1")
+    assert loaded == [
+        ("2026-01-05", "us-central1", Decimal("29.38"), Decimal("3.6725")),
+        ("2026-01-12", "us-central1", Decimal("29.10"), Decimal("3.6375"))]
+    held = rows(home, "SELECT run_id, scope, reason, detail::json->>'line', detail::json->>'file' FROM raw.quarantine "
+                      "ORDER BY (detail::json->>'line')::int")
+    assert [(scope, line, file) for _, scope, _, line, file in held] == [
+        ("row", "3", "gcp_history.csv"), ("row", "4", "gcp_history.csv"), ("row", "6", "gcp_history.csv"),
+        ("row", "7", "gcp_history.csv")]
+    assert {run_id for run_id, *_ in held} == {result.file_run_id} and held[0][2] == "price_out_of_band"
+    # `gpuprices status`: the count per import and its first reasons
+    report = status()
+    assert [(r["source"], r["file"], r["rows"], r["first_reasons"]) for r in report["imported_rows_held_back"]] == [
+        ("gcp-history", "gcp_history.csv", 4, result.first_reasons[:3])]
+    assert "gcp_history.csv: 4 rows" in render(report) and "line 3: price_out_of_band (0.12 USD)" in render(report)
+    # the same bytes again: nothing more, not even a second copy of the held-back rows
+    again = import_prices(history, "gcp-history", bad_rows="quarantine")
+    assert again.already_loaded and (again.offers_loaded, again.rows_quarantined) == (0, 0)
+    assert rows(home, "SELECT count(*) FROM raw.quarantine")[0][0] == 4
+    assert rows(home, "SELECT count(*) FROM raw.offers")[0][0] == 2
+
+
+def test_refuse_is_the_default_and_names_the_counts_and_the_lines(home, tmp_path):
+    history = tmp_path / "ebay_history.csv"
+    history.write_text("observed_at,gpu,market,price,currency,title\n"
+                       + "2026-02-01,RTX 3090,retail_used,720,USD,RTX 3090 FE\n\n"  # a blank line still counts
+                       + "2026-02-01,RTX 3090,retail_used,18.50,USD,RTX 3090 box only (auction)\n"
+                       + "2026-02-02,RTX 3090,retail_used,705,USD,RTX 3090 FE\n")
+    with pytest.raises(ImportFileError) as raised:
+        import_prices(history, "ebay-history")
+    message = str(raised.value)
+    assert "3 rows read, 1 bad" in message and "--bad-rows quarantine" in message
+    assert "line 4: card_price_out_of_band (18.5 USD)" in message and "line 2" not in message
+    assert not (home / "gpuprices.duckdb").exists() and not (home / "landing").exists()
+    loaded = import_prices(history, "ebay-history", bad_rows="quarantine")
+    assert (loaded.offers_loaded, loaded.rows_quarantined) == (2, 1)
+
+
+def test_gpu_names_a_one_gpu_file_and_a_keepa_export_without_its_name(home, tmp_path):
+    one_gpu = tmp_path / "t4_prices.csv"
+    one_gpu.write_text("observed_at,market,price,currency\n2026-03-01,retail_new,1500,USD\n")
+    with pytest.raises(ImportFileError, match=r"missing column\(s\) gpu;.*--gpu"):
+        import_prices(one_gpu, "shop-history")
+    assert import_prices(one_gpu, "shop-history", gpu="Tesla T4").offers_loaded == 1
+    keepa = tmp_path / "keepa.json"
+    keepa.write_text('{"prices": {"2026-03-02T10:00:00": 1480.0, "2026-03-03T10:00:00": 1470.5}}')
+    with pytest.raises(ImportFileError, match="--gpu NAME stands in"):
+        import_prices(keepa, "keepa-amazon", "keepa")
+    result = import_prices(keepa, "keepa-amazon", "keepa", gpu="NVIDIA Tesla T4 16GB PCle")
+    assert result.offers_loaded == 2
+    assert rows(home, "SELECT DISTINCT source, provider, gpu_id FROM raw.offers ORDER BY 1") == [
+        ("keepa-amazon", "amazon", "t4-16gb"), ("shop-history", "shop-history", "t4-16gb")]
+
+
+IDEALO = ("date,idealo_id,listing_name,gpu_type,price_eur_lowest,url\n"
+          + '2025-11-01,4711,"MSI GeForce RTX 4090 Suprim X 24G",RTX 4090,"1,899.00",'
+          + "https://www.idealo.de/preisvergleich/4711\n"
+          + '2025-11-02,4711,"MSI GeForce RTX 4090 Suprim X 24G",RTX 4090,1879.5,'
+          + "https://www.idealo.de/preisvergleich/4711\n")
+IDEALO_MAP = {"observed_at": "date", "price": "price_eur_lowest", "gpu": "gpu_type", "title": "listing_name"}
+
+
+def test_a_column_map_imports_another_shape_with_whole_file_market_and_currency(home, tmp_path):
+    idealo = tmp_path / "idealo.csv"
+    idealo.write_text(IDEALO)
+    with pytest.raises(ImportFileError, match=r"missing column\(s\) observed_at, gpu, market, price, currency"):
+        import_prices(idealo, "idealo-history", market=None, currency=None)
+    with pytest.raises(ImportFileError, match=r"missing column\(s\) market, currency"):
+        import_prices(idealo, "idealo-history", market=None, currency=None, columns=IDEALO_MAP)
+    result = import_prices(idealo, "idealo-history", market="retail_new", currency="EUR", columns=IDEALO_MAP)
+    assert (result.prices, result.offers_loaded) == (2, 2)
+    assert rows(home, "SELECT observed_at::date::varchar, gpu_id, price, currency, condition, title, url "
+                      "FROM raw.offers ORDER BY 1") == [
+        ("2025-11-01", "rtx-4090-24gb", Decimal("1899"), "EUR", "new", "MSI GeForce RTX 4090 Suprim X 24G",
+         "https://www.idealo.de/preisvergleich/4711"),
+        ("2025-11-02", "rtx-4090-24gb", Decimal("1879.5"), "EUR", "new", "MSI GeForce RTX 4090 Suprim X 24G",
+         "https://www.idealo.de/preisvergleich/4711")]
+    # a column of the file wins over the whole-file value (a market column of a CSV says it row by row)
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text("observed_at,gpu,market,price\n2026-01-01,Tesla T4,retail_used,800\n")
+    import_prices(mixed, "mixed-history", market="retail_new", currency="GBP")
+    assert rows(home, "SELECT condition, currency FROM raw.offers WHERE source = 'mixed-history'") == [("used", "GBP")]
+
+
+def test_a_bad_column_map_is_a_clear_error(home, tmp_path):
+    idealo = tmp_path / "idealo.csv"
+    idealo.write_text(IDEALO)
+    with pytest.raises(ImportFileError, match=r"--columns price=price_eur_lowst: no such column in the file"):
+        import_prices(idealo, "idealo-history", columns={**IDEALO_MAP, "price": "price_eur_lowst"})
+    with pytest.raises(ImportFileError, match=r"'prize' is not an import column"):
+        parse_columns("observed_at=date,prize=price_eur_lowest")
+    for malformed in ("observed_at:date", "observed_at=date,", "=date", ""):
+        with pytest.raises(ImportFileError, match="write IMPORT_COLUMN=FILE_COLUMN pairs"):
+            parse_columns(malformed)
+    assert parse_columns(" observed_at = date , price=price_eur_lowest") == {"observed_at": "date",
+                                                                             "price": "price_eur_lowest"}
+    # the command: one line on stderr, exit 2, no traceback
+    result = gpuprices(home, "import", "prices", str(idealo), "--source", "idealo-history", "--market", "retail_new",
+                       "--currency", "EUR", "--columns", "observed_at=date,price=price_eur_lowst,gpu=gpu_type",
+                       "--no-build", check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "price=price_eur_lowst: no such column" in result.stderr
+
+
+def test_the_command_prints_the_counts_and_first_reasons(home, tmp_path, capsys):
+    idealo = tmp_path / "idealo.csv"
+    idealo.write_text(IDEALO + '2025-11-03,4712,"RTX 4090 box",RTX 4090,12.00,https://www.idealo.de/x\n')
+    arguments = ["import", "prices", str(idealo), "--source", "idealo-history", "--columns",
+                 "observed_at=date,price=price_eur_lowest,gpu=gpu_type,title=listing_name", "--market", "retail_new",
+                 "--currency", "EUR", "--no-build"]
+    assert cli(arguments) == 2
+    refused = capsys.readouterr()
+    assert "3 rows read, 1 bad" in refused.err and "line 4: card_price_out_of_band (12 EUR)" in refused.err
+    assert cli([*arguments, "--bad-rows", "quarantine"]) == 0
+    printed = capsys.readouterr().out
+    assert "3 rows read, 1 quarantined, 2 loaded as idealo-history" in printed
+    assert "line 4: card_price_out_of_band (12 EUR)" in printed
+
+
+def test_a_gzip_file_is_read_through_and_landed_as_its_content(home, tmp_path):
+    plain = (HEADER + "2026-01-01,Tesla T4,retail_new,1500,USD,shopx,,,\n"
+             + "2026-01-02,Tesla T4,retail_new,1450,USD,shopx,,,\n")
+    packed = tmp_path / "history.csv.gz"
+    packed.write_bytes(gzip.compress(plain.encode()))
+    result = import_prices(packed, "shop-history")
+    assert (result.prices, result.offers_loaded) == (2, 2)
+    landed = list((home / "landing" / "shop-history").rglob("*.csv.gz"))
+    assert len(landed) == 1 and gzip.decompress(landed[0].read_bytes()) == plain.encode()
+    broken = tmp_path / "broken.csv.gz"
+    broken.write_bytes(gzip.compress(plain.encode())[:40])
+    with pytest.raises(ImportFileError, match="gzip file that does not decompress"):
+        import_prices(broken, "shop-history")
+
+
+def test_prices_stay_exact_and_a_price_per_gpu_is_rounded_half_even_once(home, tmp_path):
+    history = tmp_path / "exact.csv"
+    history.write_text(HEADER
+                       + "2026-01-01,H100 SXM5 80GB,on_demand,\"100.0000000005\",USD,acme,a,instance_hour,8\n"
+                       + "2026-01-01,H100 SXM5 80GB,spot,0.0000025E6,USD,acme,a,instance_hour,1/3\n"
+                       + "2026-01-01,H100 SXM5 80GB,reserved_1y,2.0000005,USD,acme,a,gpu_hour,\n")
+    import_prices(history, "exact-history")
+    assert rows(home, "SELECT pricing_type, price, gpu_count, price_per_unit FROM raw.offers ORDER BY 1") == [
+        ("on_demand", Decimal("100.0000000005"), Decimal("8"), Decimal("12.500000")),  # 12.5000000000625
+        ("reserved_1y", Decimal("2.0000005"), Decimal("1"), Decimal("2.000000")),  # half-even: ...0005 -> ...000
+        ("spot", Decimal("2.5"), Decimal("0.333333"), Decimal("7.500000"))]

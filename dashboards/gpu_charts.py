@@ -1,0 +1,262 @@
+"""A GPU page's charts: each market's price over its whole history, and the matched-offer price index per market.
+
+Every observation the warehouse holds is drawn, years of it, with the x axis over the whole history. Rows flagged
+`is_synthetic` are the offline replay's days (recordings replayed by `gpuprices run --offline`: stale captures,
+reconstructed and made-up pages), not observed history: they are drawn as their own dashed amber traces, named
+"replay (synthetic)", over a shaded band labelled "replay". A line never crosses a gap of more than GAP_DAYS
+between two observations (Plotly leaves a None point undrawn), so nothing looks observed where nothing was.
+Prices are steps (a price holds until the next observation) with markers, so weekly or irregular history reads as
+what it is. A market with more than MAX_DRAWN_POINTS days is drawn thinned (the lowest price of each few days):
+the drawing only; the marts keep every day."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+
+GAP_DAYS = 14  # a longer stretch without an observation breaks the line
+MAX_DRAWN_POINTS = 700  # per market and trace: the page of a GPU with years of daily history stays light
+SYNTHETIC_COLOR, REAL_COLOR = "#d4a72c", "#1f6feb"
+REPLAY_SHADE = "rgba(212,167,44,0.14)"
+PER_LABEL = {"gpu_hour": "USD per GPU-hour", "card": "USD per card"}
+MARKET_COLORS = ("#1f6feb", "#1a7f37", "#8250df", "#cf222e", "#bc4c00", "#0a7d8c", "#6e7781", "#bf3989")
+
+
+def _plain(value):
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    return value
+
+
+def _day(row: dict) -> date:
+    return row["price_date"]
+
+
+def market_label(channel: str, pricing_type: str) -> str:
+    return f"{channel} {pricing_type.replace('_', ' ')}"
+
+
+def _runs(rows: list[dict], replay_of, gap_days: int) -> list[tuple[bool, list[dict]]]:
+    """The rows (in date order) cut into runs of one kind (replay or observed): a new run where the kind changes
+    or after more than `gap_days` without a row."""
+    runs: list[tuple[bool, list[dict]]] = []
+    for row in rows:
+        kind = bool(replay_of(row))
+        if runs and runs[-1][0] == kind and (_day(row) - _day(runs[-1][1][-1])).days <= gap_days:
+            runs[-1][1].append(row)
+        else:
+            runs.append((kind, [row]))
+    return runs
+
+
+def _broken_line(runs: list[tuple[bool, list[dict]]], kind: bool | None, column: str) -> tuple[list, list]:
+    """x and y of the runs of one kind (None: every run), a None point between runs: the line breaks there."""
+    x: list = []
+    y: list = []
+    for run_kind, rows in runs:
+        if kind is not None and run_kind != kind:
+            continue
+        if x:
+            x.append(x[-1])
+            y.append(None)
+        x += [_plain(_day(r)) for r in rows]
+        y += [_plain(r[column]) for r in rows]
+    return x, y
+
+
+def _band(runs: list[tuple[bool, list[dict]]], kind: bool, lower: str, upper: str) -> tuple[list, list]:
+    """A filled band between two columns over the runs of one kind: one closed outline per run (lower forward,
+    upper back), None between them; Plotly's fill "toself" fills each piece on its own, so no band spans a gap."""
+    x: list = []
+    y: list = []
+    for run_kind, rows in runs:
+        if run_kind != kind:
+            continue
+        rows = [r for r in rows if r[lower] is not None and r[upper] is not None]
+        if not rows:
+            continue
+        if x:
+            x.append(x[-1])
+            y.append(None)
+        x += [_plain(_day(r)) for r in rows] + [_plain(_day(r)) for r in reversed(rows)]
+        y += [_plain(r[lower]) for r in rows] + [_plain(r[upper]) for r in reversed(rows)]
+    return x, y
+
+
+def _points(y: list) -> int:
+    return sum(v is not None for v in y)
+
+
+def _marker_size(x: list, y: list) -> int:
+    """Bigger markers where observations are sparse (weekly, irregular), small ones on daily history."""
+    days = sorted({d for d, v in zip(x, y, strict=True) if v is not None})
+    if len(days) < 3:
+        return 6
+    spacing = statistics.median((date.fromisoformat(b) - date.fromisoformat(a)).days for a, b in zip(days, days[1:]))
+    return 6 if spacing >= 3 or len(days) <= 40 else 3
+
+
+def thinned(rows: list[dict], replay_of, limit: int = MAX_DRAWN_POINTS) -> tuple[list[dict], int]:
+    """The rows to draw: all of them up to `limit`; beyond, one row per stretch of N days and kind (the stretch's
+    cheapest day, its median the median of the days' medians). Returns (rows, N); N = 1: nothing thinned."""
+    if len(rows) <= limit:
+        return rows, 1
+    span = (_day(rows[-1]) - _day(rows[0])).days + 1
+    period = max(2, math.ceil(span / limit))
+    buckets: dict[tuple[bool, int], list[dict]] = {}
+    for row in rows:
+        buckets.setdefault((bool(replay_of(row)), _day(row).toordinal() // period), []).append(row)
+    drawn = []
+    for bucket in buckets.values():
+        cheapest = min(bucket, key=lambda r: (r["min_price_usd"] is None, r["min_price_usd"] or 0))
+        medians = [r["median_price_usd"] for r in bucket if r.get("median_price_usd") is not None]
+        drawn.append({**cheapest, "median_price_usd": statistics.median(medians) if medians else None})
+    return sorted(drawn, key=_day), period
+
+
+def _replay_bands(runs: list[tuple[bool, list[dict]]]) -> list[tuple[date, date]]:
+    """The date spans of the replay runs, touching ones merged."""
+    bands: list[tuple[date, date]] = []
+    for kind, rows in runs:
+        if not kind:
+            continue
+        start, end = _day(rows[0]), _day(rows[-1])
+        if bands and (start - bands[-1][1]).days <= GAP_DAYS:
+            bands[-1] = (bands[-1][0], max(end, bands[-1][1]))
+        else:
+            bands.append((start, end))
+    return bands
+
+
+def _replay_shapes(bands: list[tuple[date, date]]) -> dict:
+    """A shaded band labelled "replay" over each span of replayed days."""
+    shapes, annotations = [], []
+    for start, end in bands:
+        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": f"{start - timedelta(days=1)}T12:00:00",
+                       "x1": f"{end}T12:00:00", "y0": 0, "y1": 1, "fillcolor": REPLAY_SHADE,
+                       "line": {"width": 0}, "layer": "below", "name": "replay"})
+        annotations.append({"xref": "x", "yref": "paper", "x": _plain(start), "y": 1, "xanchor": "right",
+                            "yanchor": "top", "showarrow": False, "text": "replay", "textangle": -90,
+                            "font": {"size": 10, "color": "#9a6700"}})
+    return {"shapes": shapes, "annotations": annotations}
+
+
+def _x_axis(first: date, last: date) -> dict:
+    """A date axis over the whole history (a little room either side)."""
+    pad = timedelta(days=max(1, round(((last - first).days or 1) * 0.02)))
+    return {"title": {"text": "date (UTC)"}, "type": "date", "range": [_plain(first - pad), _plain(last + pad)]}
+
+
+# Above the plot: Plotly grows the top margin to fit it, so a long legend on a phone covers no axis.
+LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
+
+
+def _trace(name: str, x: list, y: list, *, replay: bool, synthetic: bool, role: str, **style) -> dict:
+    """A scatter trace that says what it is: meta.synthetic (a made-up input behind it; the name says
+    "(synthetic)"), meta.replay (the offline replay's days) and meta.role."""
+    if synthetic and "(synthetic)" not in name:
+        name += " (synthetic)"
+    return {"type": "scatter", "name": name, "x": x, "y": y, **style,
+            "meta": {"synthetic": synthetic, "replay": replay, "role": role}}
+
+
+def price_chart(rows: list[dict], index: int) -> dict:
+    """One market's prices over its whole history: the day's cheapest and median (observed solid, replay dashed
+    amber), the trailing 30- and 90-day min-median bands behind them, the replay span shaded."""
+    def replay_of(row):
+        return row["is_synthetic"]
+
+    drawn, period = thinned(rows, replay_of)
+    gap_days = max(GAP_DAYS, 2 * period)
+    runs = _runs(drawn, replay_of, gap_days)
+    observed = any(not kind for kind, _rows in runs)
+
+    data = []
+    for days, fill in ((90, "rgba(31,111,235,0.10)"), (30, "rgba(31,111,235,0.22)")):
+        for replay in (False, True):
+            x, y = _band(runs, replay, f"trailing_{days}d_min_usd", f"trailing_{days}d_median_usd")
+            if _points(y):  # one legend entry per band: the replay piece has its own only where nothing else is
+                data.append(_trace(f"{days}-day min-median" + (", replay" if replay else ""), x, y, replay=replay,
+                                   synthetic=replay, role="band", mode="lines", line={"width": 0}, fill="toself",
+                                   fillcolor=fill, hoverinfo="skip", legendgroup=f"band-{days}",
+                                   showlegend=not (replay and observed)))
+    for replay in (False, True):
+        x, y = _broken_line(runs, replay, "min_price_usd")
+        if _points(y):
+            color = SYNTHETIC_COLOR if replay else REAL_COLOR
+            data.append(_trace("cheapest, replay" if replay else "cheapest", x, y, replay=replay, synthetic=replay,
+                               role="cheapest", mode="lines+markers",
+                               line={"color": color, "shape": "hv", "width": 1.5, **({"dash": "dash"} if replay else {})},
+                               marker={"color": color, "size": _marker_size(x, y)}))
+        x, y = _broken_line(runs, replay, "median_price_usd")
+        if _points(y):
+            data.append(_trace("median, replay" if replay else "median", x, y, replay=replay, synthetic=replay,
+                               role="median", mode="lines",
+                               line={"color": "#c9a86a" if replay else "#8c959f", "dash": "dot", "shape": "hv",
+                                     "width": 1.2}))
+    layout = {"yaxis": {"title": {"text": PER_LABEL.get(rows[0]["price_per"], "USD")}, "rangemode": "tozero"},
+              "xaxis": _x_axis(_day(rows[0]), _day(rows[-1])), "legend": LEGEND, "height": 360,
+              **_replay_shapes(_replay_bands(runs))}
+    return {"id": f"series-{index}", "label": market_label(rows[0]["channel"], rows[0]["pricing_type"]),
+            "price_per": rows[0]["price_per"], "first_date": _day(rows[0]), "last_date": _day(rows[-1]),
+            "days": len(rows), "replay_days": sum(1 for r in rows if r["is_synthetic"]),
+            "thinned_to_days": period if period > 1 else None,
+            "spec": {"data": data, "layout": layout}}
+
+
+def price_charts(prices: list[dict]) -> list[dict]:
+    """One chart per channel x pricing type (x unit), each over its market's whole history."""
+    keys = sorted({(r["channel"], r["pricing_type"], r["price_per"]) for r in prices})
+    charts = []
+    for index, key in enumerate(keys):
+        rows = sorted((r for r in prices if (r["channel"], r["pricing_type"], r["price_per"]) == key), key=_day)
+        charts.append(price_chart(rows, index))
+    return charts
+
+
+def index_chart(index_rows: list[dict]) -> dict | None:
+    """The matched-offer price index (marts.gpu_price_index_daily) of every market of the GPU on one chart, over
+    the GPU's whole history: observed days solid, replay days dashed in the market's colour, the replay span shaded.
+    None when the GPU has no index row."""
+    if not index_rows:
+        return None
+
+    def replay_of(row):
+        return row["is_synthetic"]
+
+    keys = sorted({(r["channel"], r["pricing_type"], r["price_per"]) for r in index_rows})
+    data: list[dict] = []
+    every_run: list[tuple[bool, list[dict]]] = []
+    periods: list[int] = []
+    for number, key in enumerate(keys):
+        rows = sorted((r for r in index_rows if (r["channel"], r["pricing_type"], r["price_per"]) == key), key=_day)
+        drawn, period = thinned([{**r, "min_price_usd": round(r["price_index"], 3), "median_price_usd": None}
+                                 for r in rows], replay_of)
+        periods.append(period)
+        runs = _runs(drawn, replay_of, max(GAP_DAYS, 2 * period))
+        every_run += runs
+        color = MARKET_COLORS[number % len(MARKET_COLORS)]
+        label = market_label(key[0], key[1]) + (" (per card)" if key[2] == "card" else "")
+        observed = any(not kind for kind, _rows in runs)
+        for replay in (False, True):
+            x, y = _broken_line(runs, replay, "min_price_usd")
+            if not _points(y):
+                continue
+            data.append(_trace(f"{label}, replay" if replay else label, x, y, replay=replay, synthetic=replay,
+                               role="index", mode="lines+markers", legendgroup=label,
+                               showlegend=not (replay and observed), opacity=0.75 if replay else 1.0,
+                               line={"color": color, "shape": "hv", "width": 1.5,
+                                     **({"dash": "dash"} if replay else {})},
+                               marker={"color": color, "size": _marker_size(x, y),
+                                       **({"symbol": "circle-open"} if replay else {})}))
+    first, last = min(_day(r) for r in index_rows), max(_day(r) for r in index_rows)
+    bands = _replay_bands(sorted(every_run, key=lambda run: _day(run[1][0])))
+    layout = {"yaxis": {"title": {"text": "price index, first day = 100"}},
+              "xaxis": _x_axis(first, last), "legend": LEGEND, "height": 420, **_replay_shapes(bands)}
+    return {"id": "price-index", "first_date": first, "last_date": last,
+            "thinned_to_days": max(periods) if max(periods) > 1 else None,
+            "spec": {"data": data, "layout": layout}}

@@ -1,0 +1,137 @@
+"""`gpuprices bench import`: a long price history through `gpuprices import prices --bad-rows quarantine` and the
+dbt build, timed, with the peak memory read from the kernel.
+
+By default a SYNTHETIC history shaped like GCP's list prices is generated (deterministically: a hash of the row,
+no random state; the file's name says synthetic): weekly observations over ~3.5 years, ~40 regions, the GCP GPU
+machine shapes (1-16 GPUs), four markets (on_demand, spot, reserved_1y, reserved_3y), per instance_hour in USD,
+~330,000 rows, ~0.6% of them a machine listed without its GPU part (a price far too low), which the integrity rules
+hold back (quarantine). `--file` takes a real long-format CSV in the import's columns instead.
+
+`gpuprices import prices FILE --bad-rows quarantine --no-build` and then `gpuprices build` (the dbt build, full: the
+home is new) run as child processes in a temporary data home; the parent times each and reads its peak resident
+memory from the kernel (ru_maxrss, from wait4). Targets on the 2-core reference machine: import + build <= 20 s and
+peak memory <= 600 MB.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+from config.settings import PROJECT_ROOT, use_data_home
+
+TARGET_SECONDS = 20.0
+TARGET_PEAK_MB = 600.0
+SOURCE = "gcp-history"
+FIRST_WEEK = date(2022, 11, 7)
+WEEKS = 182  # ~3.5 years
+BAD_SHARE = Decimal("0.006")  # a region listing the machine without its GPU part
+# GCP's GPU names (its own scope in models/seeds/gpu_aliases.csv), USD per GPU-hour on demand, machine sizes
+SHAPES = {
+    "A100": ("3.67", (1, 2, 4, 8, 16)), "A100-80GB": ("5.07", (1, 2, 4, 8)), "H100": ("11.06", (1, 2, 4, 8)),
+    "H100-MEGA": ("11.80", (8,)), "H200": ("10.85", (8,)), "B200": ("14.90", (8,)), "V100": ("2.48", (1, 2, 4, 8)),
+    "P100": ("1.46", (1, 2, 4)), "P4": ("0.60", (1, 2, 4)), "L4": ("0.71", (1, 2, 4, 8)), "T4": ("0.35", (1, 2, 4)),
+}
+MARKETS = {"on_demand": Decimal("1"), "spot": Decimal("0.35"), "reserved_1y": Decimal("0.63"),
+           "reserved_3y": Decimal("0.45")}
+REGIONS = [f"{area}-{side}{number}" for area in ("us", "europe", "asia", "me", "southamerica", "australia",
+                                                  "northamerica", "africa")
+           for side in ("central", "east", "west", "south", "north") for number in (1,)][:40]
+HEADER = "observed_at,gpu,market,price,currency,provider,region,per,gpu_count\n"
+
+
+def _unit(*key) -> Decimal:
+    """A deterministic number in [0, 1) from the key."""
+    digest = hashlib.blake2b("|".join(map(str, key)).encode(), digest_size=8).digest()
+    return Decimal(int.from_bytes(digest, "big") % 1_000_000) / 1_000_000
+
+
+def generate(path: Path, rows: int = 330_000) -> int:
+    """Write the synthetic GCP-shaped history (about `rows` rows); returns the rows written."""
+    machines = [(gpu, count) for gpu, (_, counts) in SHAPES.items() for count in counts]
+    # the (region, machine) pairs listed: a deterministic choice of as many as give about `rows` rows
+    listed = sorted(((region, gpu, count) for region in REGIONS for gpu, count in machines),
+                    key=lambda pair: _unit("listed", *pair))[:max(1, round(rows / (WEEKS * len(MARKETS))))]
+    written = 0
+    with path.open("w") as handle:
+        handle.write(HEADER)
+        for week in range(WEEKS):
+            day = FIRST_WEEK + timedelta(weeks=week)
+            lines = []
+            for region, gpu, count in listed:
+                base = Decimal(SHAPES[gpu][0]) * count * (Decimal("0.9") + _unit("region", region) / 5)
+                drift = 1 - Decimal(week // 26) * Decimal("0.02")  # a list-price cut every half year
+                for market, factor in MARKETS.items():
+                    price = base * drift * factor
+                    if market == "spot":  # spot moves every week
+                        price *= Decimal("0.8") + _unit("spot", region, gpu, count, week) * Decimal("0.4")
+                    if _unit("bad", region, gpu, count, market, week) < BAD_SHARE:
+                        price *= Decimal("0.04")  # the VM alone: its GPU part missing from the list
+                    lines.append(f"{day}T00:00:00Z,{gpu},{market},{price.quantize(Decimal('0.0001'))},USD,gcp,"
+                                 f"{region},instance_hour,{count}\n")
+            handle.writelines(lines)
+            written += len(lines)
+    return written
+
+
+def _run(home: Path, *args: str) -> tuple[str, float, float, float]:
+    """`gpuprices ARGS` in a child process on `home`: (stdout, seconds, CPU seconds, the child's peak RSS in MB)."""
+    with tempfile.TemporaryFile("w+") as stderr, use_data_home(home):  # the child inherits the data home
+        started = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-m", "flows.cli", *args], cwd=PROJECT_ROOT,
+                                 stdout=subprocess.PIPE, stderr=stderr, text=True)
+        output = child.stdout.read()
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - started
+        stderr.seek(0)
+        errors = stderr.read()
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise RuntimeError(f"gpuprices {' '.join(args)} failed (exit {child.returncode}): {errors[-2000:]}")
+    return output, seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # KiB on Linux
+
+
+def bench_import(rows: int = 330_000, file: Path | None = None, keep: bool = False) -> str:
+    work = Path(tempfile.mkdtemp(prefix="gpuprices-bench-import-"))
+    try:
+        if file is None:
+            file = work / f"gcp_list_prices_SYNTHETIC_{rows}.csv"
+            started = time.perf_counter()
+            written = generate(file, rows)
+            origin = (f"synthetic GCP-shaped history, {written} rows (generated in "
+                      f"{time.perf_counter() - started:.1f} s)")
+        else:
+            origin = f"{file} (as given)"
+        home = work / "home"
+        # what a user runs: the import, then the build (`import prices` without --no-build runs both, in one process)
+        summary, import_s, import_cpu, import_mb = _run(home, "import", "prices", str(file), "--source", SOURCE,
+                                                        "--bad-rows", "quarantine", "--no-build")
+        _, build_s, build_cpu, build_mb = _run(home, "build")
+        seconds, peak_mb = import_s + build_s, max(import_mb, build_mb)
+        lines = [
+            f"bench import: {origin}; {file.stat().st_size / 1e6:.1f} MB",
+            *[f"  {line}" for line in summary.strip().splitlines()],
+            f"  gpuprices import prices --bad-rows quarantine: {import_s:.1f} s (CPU {import_cpu:.1f} s), peak "
+            f"{import_mb:.0f} MB",
+            f"  gpuprices build (dbt, full: the first build of the home): {build_s:.1f} s (CPU {build_cpu:.1f} s), "
+            f"peak {build_mb:.0f} MB",
+            f"  import + build {seconds:.1f} s (target <= {TARGET_SECONDS:.0f} s): "
+            f"{'OK' if seconds <= TARGET_SECONDS else 'OVER'}; peak memory {peak_mb:.0f} MB (target <= "
+            f"{TARGET_PEAK_MB:.0f} MB): {'OK' if peak_mb <= TARGET_PEAK_MB else 'OVER'}",
+            f"  (wall times of the two commands, Python start-up included, on {os.cpu_count()} cores; load average "
+            f"{os.getloadavg()[0]:.1f}: other work on the machine slows both)",
+        ]
+        if keep:
+            lines.append(f"  kept: {work}")
+        return "\n".join(lines)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
