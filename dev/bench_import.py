@@ -1,11 +1,11 @@
 """`gpuprices bench import`: a long price history through `gpuprices import prices --bad-rows quarantine` and the
 dbt build, timed, with the peak memory read from the kernel.
 
-By default a SYNTHETIC history shaped like GCP's list prices is generated (deterministically: a hash of the row,
-no random state; the file's name says synthetic): weekly observations over ~3.5 years, ~40 regions, the GCP GPU
-machine shapes (1-16 GPUs), four markets (on_demand, spot, reserved_1y, reserved_3y), per instance_hour in USD,
-~330,000 rows, ~0.6% of them a machine listed without its GPU part (a price far too low), which the integrity rules
-hold back (quarantine). `--file` takes a real long-format CSV in the import's columns instead.
+By default the file is REAL: the first `--rows` rows (330,000) of the bundled GCP list-price history
+(recordings/history/gcp_list_prices, weekly 2022-2025, four markets, per instance-hour in USD), whose regions that
+list a machine without its GPU part the integrity rules hold back (quarantine). `--synthetic` generates a history of
+the same shape instead (deterministically: a hash of the row, no random state; the file's name says synthetic),
+~0.6% of its rows a machine without its GPUs; `--file` takes any long-format CSV in the import's columns.
 
 `gpuprices import prices FILE --bad-rows quarantine --no-build` and then `gpuprices build` (the dbt build, full: the
 home is new) run as child processes in a temporary data home; the parent times each and reads its peak resident
@@ -15,6 +15,7 @@ peak memory <= 600 MB.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import shutil
@@ -28,6 +29,7 @@ from pathlib import Path
 
 from config.settings import PROJECT_ROOT, use_data_home
 
+BUNDLED_GCP_HISTORY = PROJECT_ROOT / "recordings" / "history" / "gcp_list_prices" / "gcp_gpu_prices.csv.gz"
 TARGET_SECONDS = 20.0
 TARGET_PEAK_MB = 600.0
 SOURCE = "gcp-history"
@@ -99,10 +101,28 @@ def _run(home: Path, *args: str) -> tuple[str, float, float, float]:
     return output, seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # KiB on Linux
 
 
-def bench_import(rows: int = 330_000, file: Path | None = None, keep: bool = False) -> str:
+def first_rows_of_bundled_history(path: Path, rows: int = 330_000) -> int:
+    """The header and the first `rows` rows of the bundled real GCP history, as a plain CSV; returns the rows."""
+    written = 0
+    with gzip.open(BUNDLED_GCP_HISTORY, "rt", encoding="utf-8", newline="") as source, \
+            path.open("w", encoding="utf-8", newline="") as target:
+        target.write(source.readline())
+        for line in source:
+            if written == rows:
+                break
+            target.write(line)
+            written += 1
+    return written
+
+
+def bench_import(rows: int = 330_000, file: Path | None = None, keep: bool = False, synthetic: bool = False) -> str:
     work = Path(tempfile.mkdtemp(prefix="gpuprices-bench-import-"))
     try:
-        if file is None:
+        if file is None and not synthetic:
+            file = work / f"gcp_list_prices_first_{rows}.csv"
+            written = first_rows_of_bundled_history(file, rows)
+            origin = f"the real bundled GCP list-price history, its first {written} rows"
+        elif file is None:
             file = work / f"gcp_list_prices_SYNTHETIC_{rows}.csv"
             started = time.perf_counter()
             written = generate(file, rows)

@@ -124,6 +124,25 @@ def refresh_gpu_name_matches(connection, days: list[date] | None = None) -> int:
     return len(names)
 
 
+def _dbt_args(command: str) -> list[str]:
+    work = data_home() / "dbt"
+    return [command, "--project-dir", str(MODELS_DIR), "--profiles-dir", str(MODELS_DIR),
+            "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--quiet"]
+
+
+def run_unit_tests() -> int:
+    """The models' unit tests (given rows -> expected rows for every formula) against the built warehouse (dbt reads
+    the columns of their inputs from it); the daily build leaves them out, they test the SQL, not the day's data.
+    Returns how many passed; raises when one fails."""
+    from dbt.cli.main import dbtRunner  # heavy: only when it runs
+
+    with settings.exported_database(database_target()):
+        result = dbtRunner().invoke([*_dbt_args("test"), "--select", "test_type:unit"])
+    if not result.success:
+        raise RuntimeError("dbt unit tests failed: see " + str(data_home() / "dbt" / "logs" / "dbt.log"))
+    return len(result.result.results) if result.result is not None else 0
+
+
 def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: bool = False) -> BuildPlan:
     """dbt build: seeds, staging, intermediate, marts, and every data test. Incremental: the day-by-day tables
     rewrite only the days that changed since the last build (plan_build); a full rebuild when asked, on the first
@@ -144,10 +163,8 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
             connection.execute(f"DROP TABLE IF EXISTS {relation}")
     started_at = utc_now()
     work = data_home() / "dbt"
-    args = [
-        "build", "--project-dir", str(MODELS_DIR), "--profiles-dir", str(MODELS_DIR),
-        "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--quiet",
-    ]
+    # the formulas' unit tests check the models' SQL, not the day's data: the test suite runs them (run_unit_tests)
+    args = [*_dbt_args("build"), "--exclude-resource-type", "unit_test"]
     if plan.full_refresh:
         args.append("--full-refresh")
     else:

@@ -11,7 +11,8 @@ from warehouse import db
 from warehouse.paths import export_root
 
 EXPORTED_MARTS = (
-    "gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily", "training_cost_daily",
+    "gpu_market_prices_daily", "gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily",
+    "training_cost_daily",
     "inference_cost_daily", "inference_api_prices_daily", "rent_vs_buy", "buy_signals",
 )
 

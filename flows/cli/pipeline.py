@@ -17,6 +17,7 @@ from scrapers.registry import all_sources
 from warehouse import db
 from warehouse.backfill import backfill_ecb, backfill_skypilot
 from warehouse.build import build as dbt_build
+from warehouse.build import run_unit_tests
 from warehouse.export import export_marts
 from warehouse.pipeline import fetch_only, ingest_landed_runs, parse_file
 from warehouse.report import progress
@@ -128,7 +129,14 @@ def cmd_backfill(args) -> int:
 
 
 def cmd_build(args) -> int:
-    plan = dbt_build(args.select, args.vars, full_refresh=args.full_refresh)
+    try:
+        if args.unit_tests:
+            print(f"dbt unit tests: {run_unit_tests()} passed")
+            return 0
+        plan = dbt_build(args.select, args.vars, full_refresh=args.full_refresh)
+    except RuntimeError as error:  # a failed model or test: dbt's log says which
+        print(f"gpuprices build: {error}", file=sys.stderr)
+        return 1
     kind = "full rebuild" if plan.full_refresh else f"incremental, {len(plan.rebuild_dates)} day(s) rewritten"
     print(f"dbt build done ({kind}: {plan.reason})")
     if not args.select:
@@ -199,11 +207,14 @@ def register(commands) -> None:
     backfill.add_argument("--no-build", action="store_true", help="load only; skip dbt build")
     backfill.set_defaults(func=cmd_backfill)
 
-    build = commands.add_parser("build", help="dbt build (seeds, models, data tests, unit tests)")
+    build = commands.add_parser("build", help="dbt build (seeds, models, data tests); --unit-tests: the formulas' tests")
     build.add_argument("--select", help="a dbt selector")
     build.add_argument("--vars", help="override estimate assumptions, YAML: '{mfu: 0.35, pue: 1.2}'")
     build.add_argument("--full-refresh", action="store_true",
                        help="rebuild every day (default: only the days changed since the last build)")
+    build.add_argument("--unit-tests", action="store_true",
+                       help="run the models' unit tests (given rows -> expected rows; the test suite runs them) "
+                            "against the built warehouse instead of building")
     build.set_defaults(func=cmd_build)
 
     commands.add_parser("export", help="export the marts to Parquet partitioned by date").set_defaults(func=cmd_export)

@@ -27,7 +27,7 @@ def cmd_bench(args) -> int:
     if args.kind == "import":
         from dev.bench_import import bench_import  # dev/: only in a checkout
 
-        print(bench_import(args.rows, Path(args.file).resolve() if args.file else None, args.keep))
+        print(bench_import(args.rows, Path(args.file).resolve() if args.file else None, args.keep, args.synthetic))
         return 0
     if args.kind == "aws":
         from dev.bench_aws import bench_aws  # dev/: only in a checkout
@@ -45,7 +45,10 @@ def register(commands) -> None:
         "bench", help="benchmarks that print figures (fetch: against the local server; build: synthetic history; "
                  "aws: a large synthetic offer file; import: a long price history imported and built)")
     bench.add_argument("kind", choices=["fetch", "build", "aws", "scale-out", "import"])
-    bench.add_argument("--rows", type=int, default=330_000, help="import: rows of the generated synthetic history")
+    bench.add_argument("--rows", type=int, default=330_000,
+                       help="import: rows of the bundled real GCP history taken (or of the --synthetic one)")
+    bench.add_argument("--synthetic", action="store_true",
+                       help="import: a generated GCP-shaped history (labelled synthetic) instead of the real one")
     bench.add_argument("--file", help="import: a real long-format CSV in the import's columns instead")
     bench.add_argument("--keep", action="store_true", help="import: keep the file and the temporary data home")
     bench.add_argument("--per-host", type=int, default=1, help="scale-out: sources fetching from one host at once")

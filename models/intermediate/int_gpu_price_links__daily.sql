@@ -59,26 +59,29 @@ linked as (
       and previous_days.price_date - previous_days.previous_date <= 14
 ),
 
--- each link's trimming bounds: the 10th and 90th percentile of its offers' log ratios
-bounded as (
+-- each link's trimming bounds: the 10th and 90th percentile of its offers' log ratios (one aggregate per link;
+-- a window over each link's offers costs several times more at 10,000 marketplace offers a day)
+bounds as (
     select
-        *,
-        quantile_cont(log_ratio, 0.1) over link as trim_low,
-        quantile_cont(log_ratio, 0.9) over link as trim_high
+        price_date, gpu_id, channel, pricing_type, price_per,
+        quantile_cont(log_ratio, [0.1, 0.9]) as trim_bounds
     from linked
-    window link as (partition by price_date, gpu_id, channel, pricing_type, price_per)
+    group by all
 ),
 
 links as (
     select
-        price_date, gpu_id, channel, pricing_type, price_per, previous_date,
+        linked.price_date, linked.gpu_id, linked.channel, linked.pricing_type, linked.price_per, linked.previous_date,
         coalesce(
-            avg(log_ratio) filter (where log_ratio between trim_low and trim_high), median(log_ratio)
+            avg(linked.log_ratio) filter (where linked.log_ratio between bounds.trim_bounds[1] and bounds.trim_bounds[2]),
+            median(linked.log_ratio)
         ) as mean_log_ratio,
         count(*) as matched_offer_count,
-        bool_or(is_synthetic) as is_synthetic
-    from bounded
-    group by price_date, gpu_id, channel, pricing_type, price_per, previous_date
+        bool_or(linked.is_synthetic) as is_synthetic
+    from linked
+    inner join bounds using (price_date, gpu_id, channel, pricing_type, price_per)
+    group by linked.price_date, linked.gpu_id, linked.channel, linked.pricing_type, linked.price_per,
+        linked.previous_date
 )
 
 -- every series day of the rebuilt days, with its link (none: no offer seen on both days, the index holds)

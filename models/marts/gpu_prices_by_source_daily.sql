@@ -51,28 +51,26 @@ aggregated as (
 
 -- the provider's price in the market figures that day, when this source gave it (int_provider_prices__daily)
 provider_prices as (
-    select
-        price_date, gpu_id, provider, source, pricing_type, price_per,
-        case when channel in ('retail_new', 'retail_used') then 'retail' else channel end as channel,
-        case channel when 'retail_new' then 'new' when 'retail_used' then 'used' end as condition_class,
-        suspect_reason
+    select price_date, gpu_id, provider, source, market, price_per, suspect_reason
     from {{ ref('int_provider_prices__daily') }}
     where {{ rebuilt_days_filter('price_date') }}
+),
+
+-- the market a row's figures count in (int_offers__market_daily's words); none for a rental that needs a VM on top
+keyed as (
+    select
+        *,
+        case
+            when price_per = 'card' then case when condition = 'new' then 'retail_new' else 'retail_used' end
+            when includes_host_vm then {{ market_name('channel', 'pricing_type') }}
+        end as market
+    from aggregated
 )
 
 select
-    aggregated.*,
+    keyed.* exclude (market),
     -- why the market figures set this source's price aside (a suspect price keeps its row here)
     provider_prices.suspect_reason
-from aggregated
-left join provider_prices
-    on provider_prices.price_date = aggregated.price_date
-    and provider_prices.gpu_id = aggregated.gpu_id
-    and provider_prices.provider = aggregated.provider
-    and provider_prices.source = aggregated.source
-    and provider_prices.channel = aggregated.channel
-    and provider_prices.pricing_type = aggregated.pricing_type
-    and provider_prices.price_per = aggregated.price_per
-    and (aggregated.price_per = 'card' or aggregated.includes_host_vm)
-    and (provider_prices.condition_class is null
-         or provider_prices.condition_class = case when aggregated.condition = 'new' then 'new' else 'used' end)
+from keyed
+-- equalities only: a hash join (an OR in the condition made DuckDB loop over every pair)
+left join provider_prices using (price_date, gpu_id, provider, source, market, price_per)

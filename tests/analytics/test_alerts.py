@@ -205,6 +205,12 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
             pricing_type varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
             price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean);
         create table intermediate.int_fx_rates__daily (currency varchar, rate_date date, usd_per_unit double);
+        -- one shop, no suspect price: the credible offers are all of them
+        create view intermediate.int_offers__credible_daily as select * from intermediate.int_offers__market_daily;
+        create view marts.gpu_market_prices_daily as
+            select price_date, gpu_id, channel, pricing_type, price_per, 1 as provider_count,
+                   1 as credible_provider_count
+            from intermediate.int_offers__market_daily;
     """)
     start = date(2026, 1, 1)
     prices = [Decimal("1800")] * 200

@@ -681,3 +681,9 @@ def test_thirty_rental_providers_marketplaces_apart_and_aggregator_copies_counte
     monkeypatch.setenv("GPUPRICES_HEADLINE_MARKETPLACES", "0")
     clouds_only = dashboard_data.load(warehouse / "gpuprices.duckdb")
     assert clouds_only.rent_best and {r["channel"] for r in clouds_only.rent_best} == {"cloud"}
+
+
+def test_the_models_unit_tests_pass_on_the_built_warehouse(warehouse):
+    """The daily build leaves the formulas' unit tests out (they test the SQL, not the day's data); they run here."""
+    found = re.search(r"dbt unit tests: (\d+) passed", gpuprices(warehouse, "build", "--unit-tests").stdout)
+    assert found and int(found.group(1)) >= 35  # every unit test of models/*/*.yml

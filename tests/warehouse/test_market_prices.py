@@ -11,6 +11,7 @@ again: no headline may move."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from datetime import timedelta
 from decimal import Decimal
@@ -18,6 +19,8 @@ from fractions import Fraction
 
 import pytest
 
+from analytics.alerts.engine import evaluate
+from analytics.alerts.rules import Rule
 from analytics.estimate import EstimateRequest, estimate, format_rows, model_for
 from dashboards.data import load_from
 from scrapers.base import Expectations, Offer, Source
@@ -180,3 +183,18 @@ def test_a_gpu_only_one_provider_offers_is_priced_and_marked(market):
     rows = estimate(EstimateRequest(model=model_for("llama-3.1-70b"), gpu="gaudi3-128gb"))
     assert rows[0]["on_demand_provider_count"] == 1 and rows[0]["cost_usd_cheapest"] is not None
     assert "(1 provider)" in format_rows(rows, inference=False)
+
+
+def test_an_alert_watches_credible_prices_unless_it_opts_in_to_suspect_ones(market):
+    day = max(r["price_date"] for r in market["providers"])
+    credible = Rule(name="h200-under-1-10", gpu="h200-sxm-141gb", market="on_demand", condition="below", price="1.10")
+    with_suspect = Rule(name="h200-under-1-10-any", gpu="h200-sxm-141gb", market="on_demand", condition="below",
+                        price="1.10", include_suspect=True)
+    fired = {event["rule_name"]: event for event in evaluate([day], [credible, with_suspect])}
+    assert "h200-under-1-10" not in fired  # the cheapest credible H200 is far above 1.10
+    assert fired["h200-under-1-10-any"]["price_usd"] == Decimal("1.000000")  # a placeholder's 1.00, on request
+    # a rule written before the option keeps its fingerprint (its evaluated days are not evaluated again)
+    before_the_option = {"name": "h200-under-1-10", "gpu": "h200-sxm-141gb", "market": "on_demand",
+                         "condition": "below", "price": "1.10", "currency": "USD", "percent": None}
+    assert credible.fingerprint == hashlib.sha256(json.dumps(before_the_option, sort_keys=True).encode()).hexdigest()[:16]
+    assert with_suspect.fingerprint != credible.fingerprint
