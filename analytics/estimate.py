@@ -2,7 +2,8 @@
 
 The formulas are the warehouse's own: the DuckDB macros in schema `formulas` that dbt creates at the start of every
 build (models/macros/create_formulas.sql) and the marts use, so an estimate for a reference model on its defaults
-matches marts.training_cost_daily. Prices are each GPU's latest rental prices in the warehouse."""
+matches marts.training_cost_daily. Prices are today's credible prices: the warehouse's newest price day, suspect
+prices set aside (int_offers__credible_daily); a GPU without a price that day has none."""
 
 from __future__ import annotations
 
@@ -123,7 +124,10 @@ def resolve_gpu(connection: duckdb.DuckDBPyConnection, name: str) -> str:
 # (int_offers__credible_daily).
 _GPU_PRICES = """
     WITH today AS (
-        SELECT max(price_date) AS price_date FROM intermediate.int_gpu_prices__rental_daily
+        SELECT greatest(
+            (SELECT max(price_date) FROM intermediate.int_gpu_prices__rental_daily),
+            (SELECT max(price_date) FROM intermediate.int_gpu_prices__purchase_daily)
+        ) AS price_date
     ),
     rental AS (
         SELECT rental.* FROM intermediate.int_gpu_prices__rental_daily AS rental JOIN today USING (price_date)
