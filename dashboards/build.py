@@ -7,8 +7,7 @@ blocks with `<`, `>` and `&` escaped, and only http(s) links become links."""
 from __future__ import annotations
 
 import shutil
-from datetime import UTC, date, datetime
-from decimal import Decimal
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -16,7 +15,14 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from config.settings import data_home
 from dashboards.data import DashboardData, load
-from dashboards.gpu_charts import GAP_DAYS, REAL_COLOR, SYNTHETIC_COLOR, index_chart, price_charts
+from dashboards.gpu_charts import (
+    GAP_DAYS,
+    REAL_COLOR,
+    SYNTHETIC_COLOR,
+    index_chart,
+    plain,
+    price_charts,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -65,14 +71,6 @@ def environment() -> Environment:
 
 
 # -- chart specs (Plotly traces + layout, plain JSON types) -------------------------------------------------------
-def _plain(value):
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, date | datetime):
-        return value.isoformat()
-    return value
-
-
 def _marked(trace: dict, rows: list[dict]) -> dict:
     """Every price trace says whether a made-up input is behind it: `meta.synthetic` (checked by the tests), and a
     "(synthetic)" legend name."""
@@ -85,7 +83,7 @@ def _marked(trace: dict, rows: list[dict]) -> dict:
 def _bar(rows: list[dict], y: str, y_title: str) -> dict:
     return {
         "data": [_marked({
-            "type": "bar", "x": [r["gpu_id"] for r in rows], "y": [_plain(r[y]) for r in rows],
+            "type": "bar", "x": [r["gpu_id"] for r in rows], "y": [plain(r[y]) for r in rows],
             "marker": {"color": [SYNTHETIC_COLOR if r.get("is_synthetic") else REAL_COLOR for r in rows]},
             "hovertemplate": "%{x}: %{y:.1f}<extra></extra>",
         }, rows)],
@@ -99,8 +97,8 @@ def _training_history_chart(rows: list[dict]) -> dict:
     for model_id in sorted({r["model_id"] for r in rows}):
         series = [r for r in rows if r["model_id"] == model_id]
         data.append(_marked({"type": "scatter", "mode": "lines+markers", "name": model_id,
-                             "x": [_plain(r["price_date"]) for r in series],
-                             "y": [_plain(r["cheapest_cost_usd"]) for r in series]}, series))
+                             "x": [plain(r["price_date"]) for r in series],
+                             "y": [plain(r["cheapest_cost_usd"]) for r in series]}, series))
     return {"data": data, "layout": {"yaxis": {"type": "log", "title": {"text": "USD per training run"}},
                                      "xaxis": {"title": {"text": "date (UTC)"}, "type": "date"}, "height": 480}}
 
@@ -113,8 +111,8 @@ def _training_by_gpu_chart(rows: list[dict]) -> dict:
         for gpu_id in sorted({r["gpu_id"] for r in rows if r["model_id"] == model_id}):
             series = [r for r in rows if r["model_id"] == model_id and r["gpu_id"] == gpu_id]
             data.append(_marked({"type": "scatter", "mode": "lines+markers", "name": gpu_id,
-                                 "visible": model_id == models[0], "x": [_plain(r["price_date"]) for r in series],
-                                 "y": [_plain(r["cost_usd"]) for r in series]}, series))
+                                 "visible": model_id == models[0], "x": [plain(r["price_date"]) for r in series],
+                                 "y": [plain(r["cost_usd"]) for r in series]}, series))
             owners.append(model_id)
     buttons = [{"label": model_id, "method": "update",
                 "args": [{"visible": [owner == model_id for owner in owners]}]} for model_id in models]
@@ -129,7 +127,7 @@ def _runs_chart(rows: list[dict]) -> dict:
     data = []
     for status in sorted({r["status"] for r in rows}):
         series = [r for r in rows if r["status"] == status]
-        data.append({"type": "bar", "name": status, "x": [_plain(r["run_date"]) for r in series],
+        data.append({"type": "bar", "name": status, "x": [plain(r["run_date"]) for r in series],
                      "y": [r["runs"] for r in series]})
     return {"data": data, "layout": {"barmode": "stack", "yaxis": {"title": {"text": "source-runs"}},
                                      "xaxis": {"title": {"text": "observation date (UTC)"}, "type": "date"}}}
@@ -157,8 +155,8 @@ def _gpu_rows(data: DashboardData) -> list[dict]:
 
 def _memory_vs_price_chart(gpu_rows: list[dict]) -> dict:
     points = [r for r in gpu_rows if r["memory_gb"] is not None and r["on_demand"] is not None]
-    return {"data": [{"type": "scatter", "mode": "markers+text", "x": [_plain(r["on_demand"]) for r in points],
-                      "y": [_plain(r["memory_gb"]) for r in points],
+    return {"data": [{"type": "scatter", "mode": "markers+text", "x": [plain(r["on_demand"]) for r in points],
+                      "y": [plain(r["memory_gb"]) for r in points],
                       "text": [r["gpu_id"] + (" (synthetic)" if r["on_demand_is_synthetic"] else "") for r in points],
                       "marker": {"color": [SYNTHETIC_COLOR if r["on_demand_is_synthetic"] else REAL_COLOR
                                            for r in points]},

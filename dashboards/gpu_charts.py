@@ -24,7 +24,8 @@ PER_LABEL = {"gpu_hour": "USD per GPU-hour", "card": "USD per card"}
 MARKET_COLORS = ("#1f6feb", "#1a7f37", "#8250df", "#cf222e", "#bc4c00", "#0a7d8c", "#6e7781", "#bf3989")
 
 
-def _plain(value):
+def plain(value):
+    """A value as plain JSON for a chart spec: Decimal as float, dates as ISO text."""
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, date | datetime):
@@ -63,8 +64,8 @@ def _broken_line(runs: list[tuple[bool, list[dict]]], kind: bool | None, column:
         if x:
             x.append(x[-1])
             y.append(None)
-        x += [_plain(_day(r)) for r in rows]
-        y += [_plain(r[column]) for r in rows]
+        x += [plain(_day(r)) for r in rows]
+        y += [plain(r[column]) for r in rows]
     return x, y
 
 
@@ -82,8 +83,8 @@ def _band(runs: list[tuple[bool, list[dict]]], kind: bool, lower: str, upper: st
         if x:
             x.append(x[-1])
             y.append(None)
-        x += [_plain(_day(r)) for r in rows] + [_plain(_day(r)) for r in reversed(rows)]
-        y += [_plain(r[lower]) for r in rows] + [_plain(r[upper]) for r in reversed(rows)]
+        x += [plain(_day(r)) for r in rows] + [plain(_day(r)) for r in reversed(rows)]
+        y += [plain(r[lower]) for r in rows] + [plain(r[upper]) for r in reversed(rows)]
     return x, y
 
 
@@ -139,7 +140,7 @@ def _replay_shapes(bands: list[tuple[date, date]]) -> dict:
         shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": f"{start - timedelta(days=1)}T12:00:00",
                        "x1": f"{end}T12:00:00", "y0": 0, "y1": 1, "fillcolor": REPLAY_SHADE,
                        "line": {"width": 0}, "layer": "below", "name": "replay"})
-        annotations.append({"xref": "x", "yref": "paper", "x": _plain(start), "y": 1, "xanchor": "right",
+        annotations.append({"xref": "x", "yref": "paper", "x": plain(start), "y": 1, "xanchor": "right",
                             "yanchor": "top", "showarrow": False, "text": "replay", "textangle": -90,
                             "font": {"size": 10, "color": "#9a6700"}})
     return {"shapes": shapes, "annotations": annotations}
@@ -148,7 +149,7 @@ def _replay_shapes(bands: list[tuple[date, date]]) -> dict:
 def _x_axis(first: date, last: date) -> dict:
     """A date axis over the whole history (a little room either side)."""
     pad = timedelta(days=max(1, round(((last - first).days or 1) * 0.02)))
-    return {"title": {"text": "date (UTC)"}, "type": "date", "range": [_plain(first - pad), _plain(last + pad)]}
+    return {"title": {"text": "date (UTC)"}, "type": "date", "range": [plain(first - pad), plain(last + pad)]}
 
 
 # Above the plot: Plotly grows the top margin to fit it, so a long legend on a phone covers no axis.

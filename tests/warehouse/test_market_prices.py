@@ -37,6 +37,7 @@ from scrapers.replay import (
 from tests.conftest import gpuprices
 from warehouse import db
 from warehouse.landing import land
+from warehouse.markets import MARKETS
 from warehouse.pipeline import fetch_and_land, ingest
 from warehouse.report import utc_now
 from warehouse.status import status
@@ -83,7 +84,7 @@ def load_real_days(days: list) -> None:
     template = replay_plan(load_recordings())[-1]
 
     async def one_day(observed_at, server: RecordedServer) -> None:
-        async with HttpClient(HttpSettings(**{**OFFLINE_HTTP.__dict__}), rewrite=rewrite_to(server.base_url)) as client:
+        async with HttpClient(HttpSettings(**OFFLINE_HTTP.__dict__), rewrite=rewrite_to(server.base_url)) as client:
             for source_id in REAL_SOURCES:
                 source = all_sources({source_id: template.overrides.get(source_id) or {}})[source_id]
                 run = await fetch_and_land(source, client, observed_at, "stale_capture")
@@ -143,8 +144,10 @@ def market(tmp_path_factory):
                 SELECT * FROM marts.gpu_prices_by_source_daily WHERE price_date = ?""", [last.date()])
             gaudi = db.fetch_dicts(connection, """
                 SELECT * FROM marts.gpu_market_prices_daily WHERE gpu_id = 'gaudi3-128gb' ORDER BY price_date""")
+            market_words = connection.execute(
+                "SELECT DISTINCT channel, pricing_type, market FROM marts.gpu_market_prices_daily").fetchall()
         yield {"before": before, "after": after, "providers": providers, "by_source": by_source, "gaudi": gaudi,
-               "status": status()}
+               "status": status(), "market_words": market_words}
 
 
 def test_a_placeholder_catalog_and_a_ten_times_low_offer_change_no_headline(market):
@@ -198,3 +201,11 @@ def test_an_alert_watches_credible_prices_unless_it_opts_in_to_suspect_ones(mark
                          "condition": "below", "price": "1.10", "currency": "USD", "percent": None}
     assert credible.fingerprint == hashlib.sha256(json.dumps(before_the_option, sort_keys=True).encode()).hexdigest()[:16]
     assert with_suspect.fingerprint != credible.fingerprint
+
+
+def test_the_marts_name_markets_with_the_words_of_warehouse_markets(market):
+    """models/macros/market.sql and warehouse/markets.py (imports, alerts, price histories) say the same word."""
+    words = {(m.channel, m.pricing_type): name for name, m in MARKETS.items()}
+    assert market["market_words"]  # cloud on-demand and spot, marketplaces and more in the 12 real sources
+    for channel, pricing_type, market_word in market["market_words"]:
+        assert words[(channel, pricing_type)] == market_word, (channel, pricing_type)
