@@ -121,7 +121,8 @@ def resolve_gpu(connection: duckdb.DuckDBPyConnection, name: str) -> str:
 # Today's credible rental prices and purchase price of each GPU, beside its specs. Today is the warehouse's newest
 # price day: the sources still reporting (a failed one's last snapshot is carried a few days, int_offers__daily); a
 # GPU whose prices ended earlier (an imported history of 2018) has no price today. Suspect prices are already out
-# (int_offers__credible_daily).
+# (int_offers__credible_daily). {rental}: the rental columns' prefix: '' (cloud and marketplace together: one
+# machine to serve from) or 'cloud_' (a training cluster is rented from a cloud, never from marketplace asks).
 _GPU_PRICES = """
     WITH today AS (
         SELECT greatest(
@@ -139,10 +140,12 @@ _GPU_PRICES = """
         specs.*,
         CASE $precision WHEN 'fp8' THEN specs.fp8_dense_tflops ELSE specs.bf16_dense_tflops END AS dense_peak_tflops,
         rental.price_date,
-        rental.on_demand_cheapest_usd_per_gpu_hour, rental.on_demand_median_usd_per_gpu_hour,
-        rental.spot_cheapest_usd_per_gpu_hour, rental.spot_median_usd_per_gpu_hour,
-        coalesce(rental.on_demand_provider_count, 0) AS on_demand_provider_count,
-        coalesce(rental.is_synthetic, false) AS rental_is_synthetic,
+        rental.{rental}on_demand_cheapest_usd_per_gpu_hour AS on_demand_cheapest_usd_per_gpu_hour,
+        rental.{rental}on_demand_median_usd_per_gpu_hour AS on_demand_median_usd_per_gpu_hour,
+        rental.{rental}spot_cheapest_usd_per_gpu_hour AS spot_cheapest_usd_per_gpu_hour,
+        rental.{rental}spot_median_usd_per_gpu_hour AS spot_median_usd_per_gpu_hour,
+        coalesce(rental.{rental}on_demand_provider_count, 0) AS on_demand_provider_count,
+        coalesce(rental.{rental}is_synthetic, false) AS rental_is_synthetic,
         purchase.purchase_price_usd, purchase.purchase_price_basis,
         coalesce(purchase.is_synthetic, false) AS purchase_is_synthetic
     FROM intermediate.int_gpu_specs AS specs
@@ -152,7 +155,7 @@ _GPU_PRICES = """
 """
 
 _TRAINING = f"""
-    WITH gpus AS ({_GPU_PRICES}),
+    WITH gpus AS ({_GPU_PRICES.format(rental='cloud_')}),
     sized AS (
         SELECT gpus.*,
             formulas.training_flops($active_params, $tokens, $recompute,
@@ -195,7 +198,7 @@ _TRAINING = f"""
 
 # The serving view, step for step as marts.inference_cost_daily.
 _INFERENCE = f"""
-    WITH gpus AS ({_GPU_PRICES}),
+    WITH gpus AS ({_GPU_PRICES.format(rental='')}),
     sized AS (
         SELECT gpus.*,
             formulas.weight_bytes($total_params, $bytes_per_param) AS weight_bytes,

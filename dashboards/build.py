@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from config.settings import data_home
-from dashboards.data import DashboardData, load
+from dashboards.data import PROVIDER_MOVE_DAYS, DashboardData, load
 from dashboards.gpu_charts import (
     GAP_DAYS,
     REAL_COLOR,
@@ -80,10 +80,16 @@ def _marked(trace: dict, rows: list[dict]) -> dict:
     return {**trace, "meta": {"synthetic": synthetic}}
 
 
+def _bar_label(row: dict) -> str:
+    return f"{row['gpu_id']} ({row['channel']})" if row.get("channel") else row["gpu_id"]
+
+
 def _bar(rows: list[dict], y: str, y_title: str) -> dict:
     return {
         "data": [_marked({
-            "type": "bar", "x": [r["gpu_id"] for r in rows], "y": [plain(r[y]) for r in rows],
+            # one bar per row: a GPU listed on a cloud and on a marketplace gets a bar for each (a repeated
+            # category would stack the two figures into one bar)
+            "type": "bar", "x": [_bar_label(r) for r in rows], "y": [plain(r[y]) for r in rows],
             "marker": {"color": [SYNTHETIC_COLOR if r.get("is_synthetic") else REAL_COLOR for r in rows]},
             "hovertemplate": "%{x}: %{y:.1f}<extra></extra>",
         }, rows)],
@@ -203,6 +209,7 @@ def render(data: DashboardData, target: Path) -> list[Path]:
         page("gpu.html", f"gpu/{gpu.gpu_id}.html", root="../", title=gpu.name, gpu=gpu,
              any_deal=any(v["buy_now"] and v["as_of"] == data.latest_date for v in gpu.verdicts),
              series_charts=price_charts(gpu.prices), index_chart=index_chart(gpu.price_index), gap_days=GAP_DAYS,
+             provider_move_days=PROVIDER_MOVE_DAYS,
              offers_date=offers_date)
     page("training.html", "training.html", title="Training cost", training_cheapest=data.training_cheapest,
          serving_vs_api=data.serving_vs_api, assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history),

@@ -18,6 +18,8 @@ from warehouse.db import open_for_reading, open_for_writing
 from warehouse.status import DAYS_BEHIND_NEWEST_SQL, SUSPECT_PRICES_SQL, staleness
 
 OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
+PROVIDER_MOVE_DAYS = 30  # the window of the provider moves listed beside a GPU page's price index
+PROVIDER_MOVES_PER_GPU = 12  # the largest of them
 
 
 @dataclass
@@ -34,6 +36,8 @@ class GpuPage:
     # gpu_price_index_daily, every day and market; is_synthetic: the day's prices are synthetic (a replay day) or
     # the index level rests on a synthetic link
     price_index: list[dict] = field(default_factory=list)
+    # each provider's move over the last PROVIDER_MOVE_DAYS days (gpu_price_relatives_daily), largest first
+    provider_moves: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -109,7 +113,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         )
         SELECT today.gpu_id, today.channel, today.pricing_type, today.price_per, week_ago.week_ago_date,
                week_ago.week_ago_index, today.price_index, today.price_index / week_ago.week_ago_index - 1 AS change,
-               prices.min_price_usd AS price_usd, today.matched_offer_count,
+               prices.min_price_usd AS price_usd, today.matched_provider_count,
                today.is_synthetic OR prices.is_synthetic AS is_synthetic
         FROM today JOIN week_ago USING (gpu_id, channel, pricing_type, price_per)
         JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, pricing_type, price_per)
@@ -240,7 +244,7 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> l
         ORDER BY channel, pricing_type, price_date""", [gpu_id, gpu_id])]
     price_index = [row for gpu_id in gpu_ids for row in _rows(connection, """
         SELECT price_index.gpu_id, price_index.price_date, price_index.channel, price_index.pricing_type,
-               price_index.price_per, price_index.price_index, price_index.matched_offer_count,
+               price_index.price_per, price_index.price_index, price_index.matched_provider_count,
                price_index.is_synthetic OR coalesce(prices.is_synthetic, false) AS is_synthetic
         FROM marts.gpu_price_index_daily AS price_index
         LEFT JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, pricing_type, price_per)
@@ -260,6 +264,19 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> l
         FROM intermediate.int_offers__market_daily JOIN latest USING (gpu_id, price_date)
         QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY unit_price_usd, provider, region) <= {OFFERS_PER_GPU}
         ORDER BY gpu_id, unit_price_usd""")
+    provider_moves = _rows(connection, f"""
+        WITH last_day AS (SELECT gpu_id, max(price_date) AS last_date FROM marts.gpu_price_relatives_daily
+                          GROUP BY gpu_id)
+        SELECT relatives.gpu_id, channel, pricing_type, price_per, provider, count(*) AS matched_days,
+               exp(sum(log_relative)) - 1 AS change, arg_max(price_usd, price_date) AS price_usd,
+               max(price_date) AS last_date, bool_or(is_synthetic) AS is_synthetic
+        FROM marts.gpu_price_relatives_daily AS relatives JOIN last_day USING (gpu_id)
+        WHERE relatives.price_date > last_day.last_date - INTERVAL {PROVIDER_MOVE_DAYS} DAY
+        GROUP BY relatives.gpu_id, channel, pricing_type, price_per, provider
+        HAVING abs(sum(log_relative)) > 1e-9  -- the providers that held their price are not listed
+        QUALIFY row_number() OVER (PARTITION BY relatives.gpu_id
+                                   ORDER BY abs(change) DESC, channel, pricing_type, provider) <= {PROVIDER_MOVES_PER_GPU}
+        ORDER BY relatives.gpu_id, abs(change) DESC, channel, pricing_type, provider""")
     imported = connection.execute("""
         SELECT DISTINCT gpu_id, source FROM marts.gpu_prices_by_source_daily
         WHERE source IN (SELECT source FROM raw.ingest_runs WHERE trigger = 'import') ORDER BY ALL""").fetchall()
@@ -274,5 +291,6 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> l
             verdicts=[v for v in verdicts if v["gpu_id"] == gpu_id],
             imported_sources=[source for gpu, source in imported if gpu == gpu_id],
             price_index=[r for r in price_index if r["gpu_id"] == gpu_id],
+            provider_moves=[r for r in provider_moves if r["gpu_id"] == gpu_id],
         ))
     return pages

@@ -37,7 +37,10 @@ def cmd_estimate(args) -> int:
         print(json.dumps(rows[0] if args.gpu else rows, default=json_default, ensure_ascii=False, indent=2))
     else:
         view = "serving" if args.inference else "training"
-        print(f"{model.name}: {view} estimate, {args.precision}" + (f", {len(rows)} GPUs ranked" if not args.gpu else ""))
+        # a cluster is rented from a cloud; one serving machine may be a marketplace's ask
+        priced_at = "serving machine at cloud and marketplace prices" if args.inference else "cluster at cloud prices"
+        print(f"{model.name}: {view} estimate, {args.precision}, {priced_at}"
+              + (f", {len(rows)} GPUs ranked" if not args.gpu else ""))
         print(format_rows(rows, args.inference))
     return 0
 

@@ -18,7 +18,12 @@ by_pricing_type as (
         min(unit_price_usd) as cheapest_usd,
         median(unit_price_usd) as median_usd,
         count(distinct provider) as provider_count,
-        bool_or(is_synthetic) as is_synthetic
+        -- a cluster is rented from a cloud: a marketplace's asks are single machines of different hosts
+        min(unit_price_usd) filter (where channel = 'cloud') as cloud_cheapest_usd,
+        median(unit_price_usd) filter (where channel = 'cloud') as cloud_median_usd,
+        count(distinct provider) filter (where channel = 'cloud') as cloud_provider_count,
+        bool_or(is_synthetic) as is_synthetic,
+        coalesce(bool_or(is_synthetic) filter (where channel = 'cloud'), false) as cloud_is_synthetic
     from rental_offers
     where pricing_type in ('on_demand', 'spot')
     group by all
@@ -34,6 +39,17 @@ select
     -- providers behind the day's on-demand and spot figures (credible prices only): "1 provider" is no market
     coalesce(max(provider_count) filter (where pricing_type = 'on_demand'), 0) as on_demand_provider_count,
     coalesce(max(provider_count) filter (where pricing_type = 'spot'), 0) as spot_provider_count,
-    bool_or(is_synthetic) as is_synthetic
+    bool_or(is_synthetic) as is_synthetic,
+    cast(max(cloud_cheapest_usd) filter (where pricing_type = 'on_demand') as decimal(18, 6))
+        as cloud_on_demand_cheapest_usd_per_gpu_hour,
+    cast(max(cloud_median_usd) filter (where pricing_type = 'on_demand') as decimal(18, 6))
+        as cloud_on_demand_median_usd_per_gpu_hour,
+    cast(max(cloud_cheapest_usd) filter (where pricing_type = 'spot') as decimal(18, 6))
+        as cloud_spot_cheapest_usd_per_gpu_hour,
+    cast(max(cloud_median_usd) filter (where pricing_type = 'spot') as decimal(18, 6))
+        as cloud_spot_median_usd_per_gpu_hour,
+    coalesce(max(cloud_provider_count) filter (where pricing_type = 'on_demand'), 0)
+        as cloud_on_demand_provider_count,
+    bool_or(cloud_is_synthetic) as cloud_is_synthetic
 from by_pricing_type
 group by all

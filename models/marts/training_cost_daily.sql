@@ -4,7 +4,7 @@
 -- What pre-training each reference model would cost on each GPU, day by day: FLOPs (6*N*D, or 8*N*D with full
 -- recomputation) plus attention, GPU-hours at the modelled training efficiency (formulas.training_efficiency), the
 -- smallest GPU count whose memory holds the training state, wall-clock days on the configured cluster, and cost at
--- that day's rental prices and as owned cards.
+-- that day's cloud rental prices (no marketplace asks: a cluster is rented from a cloud) and as owned cards.
 -- Formulas: formulas.* macros (models/macros/create_formulas.sql), shared with `gpuprices estimate`.
 with reference_models as (
     select * from {{ ref('reference_models') }}
@@ -27,14 +27,15 @@ gpu_days as (
     select
         coalesce(rental.price_date, purchase.price_date) as price_date,
         coalesce(rental.gpu_id, purchase.gpu_id) as gpu_id,
-        rental.on_demand_cheapest_usd_per_gpu_hour,
-        rental.on_demand_median_usd_per_gpu_hour,
-        rental.spot_cheapest_usd_per_gpu_hour,
-        rental.spot_median_usd_per_gpu_hour,
-        rental.on_demand_provider_count,
+        -- a training cluster is rented from a cloud, never assembled from a marketplace's single-machine asks
+        rental.cloud_on_demand_cheapest_usd_per_gpu_hour as on_demand_cheapest_usd_per_gpu_hour,
+        rental.cloud_on_demand_median_usd_per_gpu_hour as on_demand_median_usd_per_gpu_hour,
+        rental.cloud_spot_cheapest_usd_per_gpu_hour as spot_cheapest_usd_per_gpu_hour,
+        rental.cloud_spot_median_usd_per_gpu_hour as spot_median_usd_per_gpu_hour,
+        rental.cloud_on_demand_provider_count as on_demand_provider_count,
         purchase.purchase_price_usd,
         purchase.purchase_price_basis,
-        coalesce(rental.is_synthetic, false) or coalesce(purchase.is_synthetic, false) as is_synthetic
+        coalesce(rental.cloud_is_synthetic, false) or coalesce(purchase.is_synthetic, false) as is_synthetic
     from {{ ref('int_gpu_prices__rental_daily') }} as rental
     full outer join {{ ref('int_gpu_prices__purchase_daily') }} as purchase
         using (price_date, gpu_id)

@@ -243,9 +243,9 @@ def test_the_price_index_starts_at_100_and_drives_the_weekly_moves(warehouse):
     held = sql_rows(warehouse, """
         select count(*) as n from (
             select price_index, lag(price_index) over (partition by gpu_id, channel, pricing_type, price_per
-                                                       order by price_date) as previous, matched_offer_count
+                                                       order by price_date) as previous, matched_provider_count
             from marts.gpu_price_index_daily)
-        where matched_offer_count = 0 and previous is not null and abs(price_index - previous) > 1e-9""")
+        where matched_provider_count = 0 and previous is not null and abs(price_index - previous) > 1e-9""")
     assert held[0]["n"] == 0
     data = dashboard_data.load(warehouse / "gpuprices.duckdb")
     index = {(r["gpu_id"], r["channel"], r["pricing_type"]): r["price_index"] for r in sql_rows(warehouse, """
