@@ -7,6 +7,7 @@ prices set aside (int_offers__credible_daily); a GPU without a price that day ha
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -32,6 +33,8 @@ def parse_count(text: str, what: str) -> float:
     if not match:
         raise EstimateError(f"{what}: cannot read {text!r}; write e.g. 70B, 2T or 7e9")
     value = float(match.group(1)) * _SCALE[match.group(2)]
+    if not (math.isfinite(value) and value > 0):  # 0B, 1e400
+        raise EstimateError(f"{what}: {text!r} is not a count above 0 a float can hold; write e.g. 70B, 2T or 7e9")
     if not match.group(2) and value < 1e6:
         raise EstimateError(f"{what}: {text!r} is a bare number under a million; did you mean {text}B?")
     return value
@@ -145,6 +148,8 @@ _GPU_PRICES = """
         rental.{rental}spot_cheapest_usd_per_gpu_hour AS spot_cheapest_usd_per_gpu_hour,
         rental.{rental}spot_median_usd_per_gpu_hour AS spot_median_usd_per_gpu_hour,
         coalesce(rental.{rental}on_demand_provider_count, 0) AS on_demand_provider_count,
+        rental.{rental}on_demand_cheapest_provider AS on_demand_cheapest_provider,
+        rental.{rental}on_demand_cheapest_source AS on_demand_cheapest_source,
         coalesce(rental.{rental}is_synthetic, false) AS rental_is_synthetic,
         purchase.purchase_price_usd, purchase.purchase_price_basis,
         coalesce(purchase.is_synthetic, false) AS purchase_is_synthetic
@@ -183,6 +188,7 @@ _TRAINING = f"""
         min_gpus, cluster_gpus, cluster_gpus >= min_gpus AS fits_in_memory,
         formulas.wall_clock_days(formulas.gpu_hours(flops, dense_peak_tflops, mfu), cluster_gpus) AS wall_clock_days,
         on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
+        on_demand_cheapest_provider, on_demand_cheapest_source,
         spot_cheapest_usd_per_gpu_hour, spot_median_usd_per_gpu_hour,
         formulas.gpu_hours(flops, dense_peak_tflops, mfu) * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest,
         formulas.gpu_hours(flops, dense_peak_tflops, mfu) * on_demand_median_usd_per_gpu_hour AS cost_usd_median,
@@ -255,6 +261,7 @@ _INFERENCE = f"""
         greatest(bandwidth_seconds, compute_seconds) * 1000 AS ms_per_output_token,
         output_tokens_per_second, input_tokens_per_second,
         on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
+        on_demand_cheapest_provider, on_demand_cheapest_source,
         formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)
             AS usd_per_million_input_tokens_cheapest,
         formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
@@ -357,6 +364,9 @@ def format_rows(rows: list[dict], inference: bool) -> str:
     lines = [_cells([header for header, _, _ in columns], columns) + "  prices of"]
     for row in rows:
         notes = [str(row["price_date"] or "no price today")]
+        if row.get("on_demand_cheapest_provider"):  # the offer behind the cheapest cost
+            notes.append(f"cheapest: {row['on_demand_cheapest_provider']} via {row['on_demand_cheapest_source']} "
+                         f"at ${float(row['on_demand_cheapest_usd_per_gpu_hour']):,.2f}/GPU-h")
         if row.get("on_demand_provider_count") == 1:
             notes.append("(1 provider)")  # one provider's price, not a market
         if not inference and not row["fits_in_memory"]:

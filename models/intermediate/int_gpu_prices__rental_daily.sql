@@ -18,6 +18,12 @@ by_pricing_type as (
         min(unit_price_usd) as cheapest_usd,
         median(unit_price_usd) as median_usd,
         count(distinct provider) as provider_count,
+        -- who offers the cheapest, ties broken by name so a rebuild names the same one
+        arg_min(provider, row(unit_price_usd, provider, source)) as cheapest_provider,
+        arg_min(source, row(unit_price_usd, provider, source)) as cheapest_source,
+        arg_min(provider, row(unit_price_usd, provider, source)) filter (where channel = 'cloud')
+            as cloud_cheapest_provider,
+        arg_min(source, row(unit_price_usd, provider, source)) filter (where channel = 'cloud') as cloud_cheapest_source,
         -- a cluster is rented from a cloud: a marketplace's asks are single machines of different hosts
         min(unit_price_usd) filter (where channel = 'cloud') as cloud_cheapest_usd,
         median(unit_price_usd) filter (where channel = 'cloud') as cloud_median_usd,
@@ -50,6 +56,10 @@ select
         as cloud_spot_median_usd_per_gpu_hour,
     coalesce(max(cloud_provider_count) filter (where pricing_type = 'on_demand'), 0)
         as cloud_on_demand_provider_count,
-    bool_or(cloud_is_synthetic) as cloud_is_synthetic
+    bool_or(cloud_is_synthetic) as cloud_is_synthetic,
+    max(cheapest_provider) filter (where pricing_type = 'on_demand') as on_demand_cheapest_provider,
+    max(cheapest_source) filter (where pricing_type = 'on_demand') as on_demand_cheapest_source,
+    max(cloud_cheapest_provider) filter (where pricing_type = 'on_demand') as cloud_on_demand_cheapest_provider,
+    max(cloud_cheapest_source) filter (where pricing_type = 'on_demand') as cloud_on_demand_cheapest_source
 from by_pricing_type
 group by all

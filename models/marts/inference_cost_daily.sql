@@ -14,7 +14,7 @@ with reference_models as (
 ),
 
 weight_formats as (
-    select * from (values ('fp16', 2.0), ('fp8', 1.0), ('int4', 0.5)) as formats(weight_precision, bytes_per_param)
+    select * from (values ('bf16', 2.0), ('fp8', 1.0), ('int4', 0.5)) as formats(weight_precision, bytes_per_param)
 ),
 
 gpu_formats as (

@@ -360,7 +360,7 @@ def test_estimate_ranks_every_priced_gpu_cheapest_first(warehouse):
 def test_estimate_serving_view_matches_the_inference_mart(warehouse):
     result = estimate_json(warehouse, "--model", "llama-3.1-8b", "--gpu", "H100", "--inference")
     mart = sql_rows(warehouse, "select * from marts.inference_cost_daily where model_id = 'llama-3.1-8b' "
-                               "and gpu_id = 'h100-sxm5-80gb' and weight_precision = 'fp16' "
+                               "and gpu_id = 'h100-sxm5-80gb' and weight_precision = 'bf16' "
                                "and price_date = '2026-05-01'")[0]
     assert result["min_gpus"] == mart["gpus"]
     assert result["output_tokens_per_second"] == pytest.approx(mart["output_tokens_per_second"], rel=1e-12)
