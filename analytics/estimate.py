@@ -68,6 +68,11 @@ class EstimateRequest:
     prompt_tokens: int | None = None
     output_tokens: int | None = None
     tokens_per_second: float | None = None  # a stated serving throughput instead of the roofline estimate
+    term: str | None = None  # '1y' or '3y': also price the run at the cheapest commitment of that term (TERMS)
+
+
+# `--term`: the commitment markets and their days (a year of 365 days, as marts.commitment_outcomes counts them)
+TERMS = {"1y": ("reserved_1y", 365), "3y": ("reserved_3y", 1095)}
 
 
 def open_warehouse() -> duckdb.DuckDBPyConnection:
@@ -138,6 +143,14 @@ _GPU_PRICES = """
     ),
     purchase AS (
         SELECT purchase.* FROM intermediate.int_gpu_prices__purchase_daily AS purchase JOIN today USING (price_date)
+    ),
+    -- `--term`: the day's cheapest credible commitment price ($term_market reserved_1y / reserved_3y; NULL: none)
+    committed AS (
+        SELECT market.gpu_id, market.credible_min_price_usd, market.credible_min_provider, market.credible_min_source,
+               market.is_synthetic
+        FROM marts.gpu_market_prices_daily AS market JOIN today USING (price_date)
+        WHERE market.market = $term_market AND market.price_per = 'gpu_hour'
+          AND market.credible_min_price_usd IS NOT NULL
     )
     SELECT
         specs.*,
@@ -152,10 +165,15 @@ _GPU_PRICES = """
         rental.{rental}on_demand_cheapest_source AS on_demand_cheapest_source,
         coalesce(rental.{rental}is_synthetic, false) AS rental_is_synthetic,
         purchase.purchase_price_usd, purchase.purchase_price_basis,
-        coalesce(purchase.is_synthetic, false) AS purchase_is_synthetic
+        coalesce(purchase.is_synthetic, false) AS purchase_is_synthetic,
+        committed.credible_min_price_usd AS committed_cheapest_usd_per_gpu_hour,
+        committed.credible_min_provider AS committed_cheapest_provider,
+        committed.credible_min_source AS committed_cheapest_source,
+        coalesce(committed.is_synthetic, false) AS committed_is_synthetic
     FROM intermediate.int_gpu_specs AS specs
     LEFT JOIN rental USING (gpu_id)
     LEFT JOIN purchase USING (gpu_id)
+    LEFT JOIN committed USING (gpu_id)
     WHERE ($gpu IS NULL OR specs.gpu_id = $gpu)
 """
 
@@ -196,10 +214,25 @@ _TRAINING = f"""
         formulas.gpu_hours(flops, dense_peak_tflops, mfu)
             * formulas.owned_usd_per_gpu_hour(purchase_price_usd, tdp_w) AS cost_usd_owned,
         purchase_price_usd, purchase_price_basis,
+        -- `--term` (NULL without): the run's GPU-hours at the committed price (the rest of the term used by other
+        -- work); the whole commitment of the cluster (every GPU, every hour of as many terms as the run needs);
+        -- the share of it the run uses; and the share of hours at which committing beats the cheapest on-demand
+        $term AS term, $term_days AS term_days,
+        committed_cheapest_usd_per_gpu_hour, committed_cheapest_provider, committed_cheapest_source,
+        formulas.gpu_hours(flops, dense_peak_tflops, mfu) * committed_cheapest_usd_per_gpu_hour AS cost_usd_committed,
+        cluster_gpus * committed_cheapest_usd_per_gpu_hour * 24 * $term_days
+            * ceil(formulas.wall_clock_days(formulas.gpu_hours(flops, dense_peak_tflops, mfu), cluster_gpus)
+                   / $term_days) AS commitment_usd,
+        CASE WHEN committed_cheapest_usd_per_gpu_hour IS NOT NULL THEN
+            formulas.gpu_hours(flops, dense_peak_tflops, mfu) / (cluster_gpus * 24 * $term_days
+                * ceil(formulas.wall_clock_days(formulas.gpu_hours(flops, dense_peak_tflops, mfu), cluster_gpus)
+                       / $term_days)) END AS commitment_utilisation,
+        committed_cheapest_usd_per_gpu_hour / on_demand_cheapest_usd_per_gpu_hour AS break_even_utilisation,
         -- made up when any price behind a cost is (cost_usd_owned uses the purchase price), as the training mart says
-        rental_is_synthetic OR purchase_is_synthetic AS is_synthetic, rental_is_synthetic, purchase_is_synthetic
+        rental_is_synthetic OR purchase_is_synthetic OR ($term IS NOT NULL AND committed_is_synthetic) AS is_synthetic,
+        rental_is_synthetic, purchase_is_synthetic, committed_is_synthetic
     FROM timed
-    ORDER BY cost_usd_cheapest NULLS LAST, gpu_hours
+    ORDER BY CASE WHEN $term IS NULL THEN cost_usd_cheapest ELSE cost_usd_committed END NULLS LAST, gpu_hours
 """
 
 # The serving view, step for step as marts.inference_cost_daily.
@@ -270,9 +303,19 @@ _INFERENCE = f"""
             AS usd_per_million_input_tokens_median,
         formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, output_tokens_per_second)
             AS usd_per_million_output_tokens_median,
-        rental_is_synthetic AS is_synthetic, rental_is_synthetic
+        -- `--term` (NULL without): served every hour of the term at the committed price
+        $term AS term, $term_days AS term_days,
+        committed_cheapest_usd_per_gpu_hour, committed_cheapest_provider, committed_cheapest_source,
+        formulas.usd_per_million_tokens(committed_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)
+            AS usd_per_million_input_tokens_committed,
+        formulas.usd_per_million_tokens(committed_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
+            AS usd_per_million_output_tokens_committed,
+        committed_cheapest_usd_per_gpu_hour / on_demand_cheapest_usd_per_gpu_hour AS break_even_utilisation,
+        rental_is_synthetic OR ($term IS NOT NULL AND committed_is_synthetic) AS is_synthetic, rental_is_synthetic,
+        committed_is_synthetic
     FROM throughput
-    ORDER BY usd_per_million_output_tokens_cheapest NULLS LAST, min_gpus
+    ORDER BY CASE WHEN $term IS NULL THEN usd_per_million_output_tokens_cheapest
+                  ELSE usd_per_million_output_tokens_committed END NULLS LAST, min_gpus
 """
 
 _WEIGHT_BYTES = {"bf16": 2.0, "fp8": 1.0, "int4": 0.5}
@@ -282,6 +325,8 @@ def estimate(request: EstimateRequest) -> list[dict]:
     """Rows best first (cheapest on-demand cost, GPUs without a price last); one row when request.gpu is set."""
     if request.precision not in _WEIGHT_BYTES or (request.precision == "int4" and not request.inference):
         raise EstimateError("precision: bf16 or fp8 for training; bf16, fp8 or int4 (weights) with --inference")
+    if request.term is not None and request.term not in TERMS:
+        raise EstimateError(f"term: one of {', '.join(TERMS)}, got {request.term!r}")
     with open_warehouse() as connection:
         defaults = assumptions(connection)
         gpu = resolve_gpu(connection, request.gpu) if request.gpu else None
@@ -297,9 +342,11 @@ def estimate(request: EstimateRequest) -> list[dict]:
 def _estimate_rows(connection: duckdb.DuckDBPyConnection, request: EstimateRequest, gpu: str | None,
                    defaults: dict[str, float]) -> list[dict]:
     model = request.model
+    term_market, term_days = TERMS[request.term] if request.term else (None, None)
     common = {"gpu": gpu, "precision": "fp8" if request.precision == "fp8" else "bf16",
               "total_params": model.total_params, "active_params": model.active_params,
-              "layers": model.layers, "d_model": model.d_model}
+              "layers": model.layers, "d_model": model.d_model,
+              "term": request.term, "term_market": term_market, "term_days": term_days}
     if request.inference:
         if model.layers is None or model.kv_values_per_token_per_layer is None:
             raise EstimateError("serving needs the KV cache shape: pass --layers and --kv-values (or use --model)")
@@ -353,6 +400,23 @@ _TEXT_COLUMNS = {
 }
 
 
+# `--term`: the committed figures beside the on-demand ones ({term}: 1y or 3y)
+_TERM_COLUMNS = {
+    "training": [
+        ("cost {term}", 12, lambda r: _money(r["cost_usd_committed"])),
+        ("commit {term}", 13, lambda r: _money(r["commitment_usd"])),
+        ("used", 5, lambda r: "-" if r["commitment_utilisation"] is None else f"{r['commitment_utilisation']:.0%}"),
+        ("break-even", 10, lambda r: "-" if r["break_even_utilisation"] is None
+         else f"{float(r['break_even_utilisation']):.0%}"),
+    ],
+    "serving": [
+        ("$/M out {term}", 12, lambda r: _money(r["usd_per_million_output_tokens_committed"])),
+        ("break-even", 10, lambda r: "-" if r["break_even_utilisation"] is None
+         else f"{float(r['break_even_utilisation']):.0%}"),
+    ],
+}
+
+
 def _cells(values, columns) -> str:
     return " ".join(f"{value!s:<{-width}}" if width < 0 else f"{value!s:>{width}}"
                     for value, (_, width, _) in zip(values, columns, strict=True))
@@ -360,7 +424,10 @@ def _cells(values, columns) -> str:
 
 def format_rows(rows: list[dict], inference: bool) -> str:
     """Rounded for people; the JSON output keeps full precision."""
-    columns = _TEXT_COLUMNS["serving" if inference else "training"]
+    view = "serving" if inference else "training"
+    term = rows[0].get("term") if rows else None
+    columns = _TEXT_COLUMNS[view] + (
+        [(header.format(term=term), width, cell) for header, width, cell in _TERM_COLUMNS[view]] if term else [])
     lines = [_cells([header for header, _, _ in columns], columns) + "  prices of"]
     for row in rows:
         notes = [str(row["price_date"] or "no price today")]
@@ -369,15 +436,28 @@ def format_rows(rows: list[dict], inference: bool) -> str:
                          f"at ${float(row['on_demand_cheapest_usd_per_gpu_hour']):,.2f}/GPU-h")
         if row.get("on_demand_provider_count") == 1:
             notes.append("(1 provider)")  # one provider's price, not a market
+        if term:
+            notes.append(f"{term}: {row['committed_cheapest_provider']} at "
+                         f"${float(row['committed_cheapest_usd_per_gpu_hour']):,.2f}/GPU-h"
+                         if row.get("committed_cheapest_provider") else f"{term}: no commitment price")
         if not inference and not row["fits_in_memory"]:
             notes.append("(does not fit: needs more GPUs)")
         if row["is_synthetic"]:
             made_up = [what for what, flag in (("rental prices", row.get("rental_is_synthetic")),
-                                               ("purchase price", row.get("purchase_is_synthetic"))) if flag]
+                                               ("purchase price", row.get("purchase_is_synthetic")),
+                                               ("commitment price", term and row.get("committed_is_synthetic")))
+                       if flag]
             notes.append(f"(synthetic: {', '.join(made_up)})")
         lines.append(_cells([cell(row) for _, _, cell in columns], columns) + "  " + "  ".join(notes))
     if rows and not rows[0]["activations_counted"]:
         lines.append("activations not counted in min GPUs: pass --layers and --d-model to include them")
+    if term and not inference:
+        lines.append(f"cost {term}: the run's GPU-hours at the cheapest {term} commitment (the rest of the term used "
+                     f"by other work); commit {term}: the whole commitment of the cluster, used: the share the run "
+                     "fills; break-even: the share of hours at which committing beats the cheapest on-demand")
+    elif term:
+        lines.append(f"$/M out {term}: served every hour of the cheapest {term} commitment; break-even: the share of "
+                     "hours at which committing beats the cheapest on-demand")
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ from decimal import Decimal
 
 import duckdb
 
-from analytics import buy_signal
+from analytics import buy_signal, outlook
 from warehouse.markets import MARKET_SQL, SOURCE_MARKET_SQL
 
 SOURCE_SERIES_SQL = f"""
@@ -78,6 +78,9 @@ def backtest_report(connection: duckdb.DuckDBPyConnection | None, window: int = 
             continue
         by_rule = {name: buy_signal.backtest(found.prices, rule(found.prices), window)
                    for name, rule in buy_signal.RULES.items()}
+        if window in outlook_horizons():  # the outlook rule beside the others (issue 26); not the decision rule
+            by_rule[buy_signal.OUTLOOK_RULE] = buy_signal.backtest(found.prices, outlook_fires(found.prices, window),
+                                                                   window)
         results.append({"gpu_id": found.gpu_id, "market": found.market, "source": source or ",".join(found.sources),
                         "first_day": found.days[0], "last_day": found.days[-1], "is_synthetic": found.is_synthetic,
                         **{name: result.as_dict() for name, result in by_rule.items()}})
@@ -86,10 +89,28 @@ def backtest_report(connection: duckdb.DuckDBPyConnection | None, window: int = 
         "window": window,
         "series": results,
         "overall": {"signal": overall[buy_signal.SIGNAL],
-                    "baselines": {name: value for name, value in overall.items() if name != buy_signal.SIGNAL}},
+                    "baselines": {name: value for name, value in overall.items() if name != buy_signal.SIGNAL},
+                    **({buy_signal.OUTLOOK_RULE: buy_signal.overall([row[buy_signal.OUTLOOK_RULE] for row in results])}
+                       if window in outlook_horizons() else {})},
+        "decision_rule": buy_signal.DECISION_RULE,
         "is_synthetic": any(row["is_synthetic"] for row in results),
         "skipped": skipped,
     }
+
+
+def outlook_horizons() -> set[int]:
+    return {int(horizon) for horizon in outlook.load_model()["horizons"]}
+
+
+def outlook_fires(prices, window: int) -> list[bool]:
+    """The outlook rule (issue 26): buy on a day whose P(drop >= 5% within the window) is under
+    buy_signal.OUTLOOK_BUY_THRESHOLD; never in a series' first outlook.MIN_HISTORY_DAYS - 1 days (no outlook)."""
+    fires = [False] * len(prices)
+    if len(prices) >= outlook.MIN_HISTORY_DAYS:
+        fit = outlook.model_for(window)
+        for row in outlook.predict_frame(outlook.feature_frame(prices, window), fit):
+            fires[row["t"]] = row["drop_5pct"] < buy_signal.OUTLOOK_BUY_THRESHOLD
+    return fires
 
 
 def verdicts(connection: duckdb.DuckDBPyConnection | None, window: int = 30,
@@ -97,7 +118,7 @@ def verdicts(connection: duckdb.DuckDBPyConnection | None, window: int = 30,
     """Today's verdict per series (its last day): buy now or wait, with the series' own backtested savings."""
     found_verdicts = []
     for found in found_series if found_series is not None else series(connection):
-        fires = buy_signal.RULES[buy_signal.SIGNAL](found.prices)
+        fires = buy_signal.RULES[buy_signal.DECISION_RULE](found.prices)
         backtested = None
         if len(found.prices) >= buy_signal.FIRST_DECISION_INDEX + window + 1:
             backtested = buy_signal.backtest(found.prices, fires, window).as_dict()

@@ -8,6 +8,7 @@ come from the file's own columns when it has them, else from analytics/calibrati
 from __future__ import annotations
 
 import csv
+import math
 import statistics
 from pathlib import Path
 
@@ -24,9 +25,12 @@ def _number(row: dict, column: str, scale: float = 1.0) -> float | None:
     if not text:
         return None
     try:
-        return float(text) * scale
+        value = float(text) * scale
     except ValueError as error:
         raise EstimateError(f"{row.get('model')}: {column} {text!r} is not a number") from error
+    if not math.isfinite(value):  # float() reads "nan" and "inf": no run reports them
+        raise EstimateError(f"{row.get('model')}: {column} {text!r} is not a finite number")
+    return value
 
 
 def _shapes() -> dict[str, dict]:
@@ -41,6 +45,13 @@ def read_runs(path: str | Path) -> list[dict]:
             rows = list(csv.DictReader(handle))
     except FileNotFoundError as error:
         raise EstimateError(f"no such file: {path}") from error
+    except IsADirectoryError as error:
+        raise EstimateError(f"{path}: a directory, not a CSV file") from error
+    except UnicodeDecodeError as error:  # a binary file, or text not saved as UTF-8
+        raise EstimateError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); expected a CSV of "
+                            "runs (the format of analytics/calibration/training_runs_calibration.csv)") from None
+    except csv.Error as error:  # a NUL byte, a field past the csv module's limit
+        raise EstimateError(f"{path}: not a CSV it can read ({error})") from None
     required = {"model", "gpu_type", "params_total_b", "training_tokens_t", "gpu_hours_reported"}
     if not rows or not required <= set(rows[0]):
         raise EstimateError(f"{path}: expected a CSV with columns {', '.join(sorted(required))} "

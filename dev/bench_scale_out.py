@@ -6,9 +6,10 @@ day served by the recorded-response server in this process, sharded across the w
 
 1. A normal day: every source of the day lands and loads exactly once; the shards ran on both workers.
 2. A worker killed mid-shard: one host hangs (a fault) so its shard is still running; that shard's worker is
-   SIGKILLed with its flow-run process. The parent's wait for that shard times out (`shard_timeout_s`), the
-   sources it had not loaded are reported failed, the dead run is marked Crashed (what an operator does: its worker
-   cannot), and a rerun of the same day on the surviving worker completes them.
+   SIGKILLed with its flow-run process. The parent's wait for that shard times out (`shard_timeout_s`), it cancels
+   every shard not done (none loads after it has reported), the sources not loaded are reported failed, the dead
+   run is marked Crashed (what an operator does: its worker cannot), and a rerun of the same day on the surviving
+   worker completes them; its report lists each source once.
 3. Throughout, the recorded-response server counts requests in flight per real host: never more than the tag limit
    (sources per host at once) x the HTTP client's per-host concurrency.
 """
@@ -127,7 +128,18 @@ def _ingest_runs(env: dict, observed_at) -> list[tuple]:
     return [(row["source"], row["status"], row["n"]) for row in map(json.loads, result.stdout.splitlines())]
 
 
-def bench_scale_out(per_host: int = 1, shard_timeout_s: float = 60.0) -> str:
+def _last_report(home: Path, observed_at) -> tuple[str, list[dict]]:
+    """The newest run report of an observation: what it says in one line (entries, sources, the longest failed
+    entry), and its entries."""
+    path = sorted((home / "reports").glob(f"run-{observed_at:%Y%m%dT%H%M%SZ}-*.json"))[-1]
+    entries = json.loads(path.read_text())["sources"]
+    failed = [entry["duration_s"] for entry in entries if entry["status"] == "failed"]
+    longest = f"longest failed entry {max(failed):.1f} s" if failed else "no failed entry"
+    sources = len({entry["source"] for entry in entries})
+    return f"{path.name}: {len(entries)} entries for {sources} sources, {longest}", entries
+
+
+def bench_scale_out(per_host: int = 1, shard_timeout_s: float = 120.0) -> str:
     lines: list[str] = []
 
     def say(line: str) -> None:  # as it happens (the whole bench takes minutes), and in the summary
@@ -214,8 +226,15 @@ def bench_scale_out(per_host: int = 1, shard_timeout_s: float = 60.0) -> str:
             loaded_now = {s for s, status, _ in after_kill if status == "loaded"}
             say(f"killed worker-2 mid-shard (its shards: {killed.get('sources')}); the parent ended {state} after "
                 f"{time.monotonic() - started:.1f} s; reported failed: {failed_now}; loaded: {len(loaded_now)}")
+            summary, entries = _last_report(home, kill_day.observed_at)
+            say(f"its report: {summary}")
             for run in killed.get("runs", []):
                 asyncio.run(_crash(run.id))  # what an operator does: a dead worker cannot report its runs
+            # a shard the parent gave up on must not load afterwards (the parent cancels it)
+            reported_failed = {entry["source"] for entry in entries if entry["status"] == "failed"}
+            late = sorted(reported_failed & {s for s, status, _ in _ingest_runs(env, kill_day.observed_at)
+                                             if status == "loaded"})
+            say(f"sources the parent reported failed that loaded after it ended: {late or 'none'}")
             # 3. the rerun of that day, on worker-1 alone: what had loaded says already_loaded
             started = time.monotonic()
             state = _run_day(kill_day_text, recorded.base_url, shard_timeout_s)
@@ -223,6 +242,7 @@ def bench_scale_out(per_host: int = 1, shard_timeout_s: float = 60.0) -> str:
             done = {s for s, status, _ in final if status in ("loaded", "already_loaded")}
             say(f"rerun of {kill_day_text} on worker-1: {state} in {time.monotonic() - started:.1f} s; every source "
                 f"of the day loaded: {done >= set(kill_day.sources)} (missing: {sorted(set(kill_day.sources) - done)})")
+            say(f"its report: {_last_report(home, kill_day.observed_at)[0]}")
             worst = max(recorded.max_in_flight.values(), default=0)
             over = {host: n for host, n in recorded.max_in_flight.items() if n > bound}
             say(f"requests in flight per host: at most {worst} (bound {per_host} source x "

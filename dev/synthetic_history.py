@@ -228,7 +228,8 @@ def _generate_days(connection, first_day: date, days: int, seed: int) -> int:
         SELECT run_id, parser_version, source, 'loaded' AS status, observed_at,
                now() AS started_at, now() AS finished_at, 0.0 AS duration_s, 0 AS documents_fetched,
                0 AS bytes_fetched, offers AS rows_parsed, offers AS rows_loaded, 0 AS rows_rejected,
-               NULL AS error, NULL AS landing_path, true AS is_synthetic, $trigger AS trigger
+               NULL AS error, NULL AS landing_path, true AS is_synthetic, $trigger AS trigger,
+               'synthetic' AS data_origin
         FROM runs
         """,
         {"first_at": datetime.combine(first_day, time(0), UTC),

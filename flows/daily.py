@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from datetime import date, datetime
 
 # Prefect's ephemeral API server needs more than its default 20 s to start (and migrate) on a fresh 2-core machine.
@@ -18,8 +19,10 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 from prefect import flow, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
+from prefect.client.orchestration import get_client  # noqa: E402
 from prefect.context import TaskRunContext  # noqa: E402
 from prefect.deployments import run_deployment  # noqa: E402
+from prefect.states import Cancelling  # noqa: E402
 
 from analytics.alerts.delivery import deliver  # noqa: E402
 from analytics.alerts.engine import evaluate  # noqa: E402
@@ -28,7 +31,7 @@ from config import settings  # noqa: E402
 from dashboards.build import build as build_site  # noqa: E402
 from dashboards.build import site_root  # noqa: E402
 from dashboards.data import load as load_dashboard_data  # noqa: E402
-from flows.scale_out import host_tags, shard_sources  # noqa: E402
+from flows.scale_out import host_tags, shard_sources, this_runs_records  # noqa: E402
 from scrapers.errors import FetchError, SourceError  # noqa: E402
 from scrapers.http import HttpClient, HttpSettings  # noqa: E402
 from scrapers.registry import all_sources, source_by_id  # noqa: E402
@@ -58,6 +61,8 @@ from warehouse.report import RunReport, progress, timed, utc_now  # noqa: E402
 # is recorded as failed and the run goes on. With the task retries below, one source can hold a run for at most
 # (retries + 1) x deadline + retries x retry delay (config/settings.py: GPUPRICES_SOURCE_*).
 LIMITS = settings.source_limits()
+# How long a distributed run's parent that gave up on shards waits for their workers to stop them (stop_shard_runs).
+SHARD_STOP_WAIT_S = 60.0
 
 
 class SourceDeadlineExceeded(FetchError):
@@ -227,6 +232,26 @@ async def collect_shard(sources: list[str], observed_at: str, offline_day: str |
     return [{"source": r.source, "status": r.status, "rows_loaded": r.rows_loaded} for r in records]
 
 
+async def stop_shard_runs(flow_runs: list, wait_s: float = SHARD_STOP_WAIT_S) -> list:
+    """Cancel shard runs the parent stopped waiting for, then wait up to `wait_s` for each to end; returns each
+    one's state then. A run no worker has started yet (Scheduled) is Cancelled at once and never starts; a submitted
+    or running one is Cancelling and its worker stops its process. A run whose worker is dead stays Cancelling: it
+    never runs again (an operator marks it Crashed to free its concurrency slot)."""
+    async with get_client() as client:
+        for flow_run in flow_runs:  # one that has just ended keeps its final state (the server rejects the change)
+            await client.set_flow_run_state(flow_run.id, Cancelling(message="its parent run stopped waiting for it"))
+        deadline = time.monotonic() + wait_s
+        while True:
+            states = [(await client.read_flow_run(flow_run.id)).state for flow_run in flow_runs]
+            if all(state is not None and state.is_final() for state in states) or time.monotonic() > deadline:
+                return states
+            await asyncio.sleep(1)
+
+
+def _name(state) -> str:
+    return state.name if state is not None else "unknown"
+
+
 def _bundled_day(day: str):
     (replay_day,) = replay_plan(load_recordings(), date.fromisoformat(day), date.fromisoformat(day))
     return replay_day
@@ -240,6 +265,7 @@ async def daily_distributed(
     """The daily job spread over a work pool: one `collect-shard` deployment run per shard (sources sharing a host
     in the same shard), all in parallel, then one build, export, dashboard and report here. `offline_day` and
     `offline_base_url`: one bundled day served by a recorded-response server (gpuprices bench scale-out)."""
+    started_at = utc_now()  # a source-run finished before this is an earlier run's (a rerun of the observation)
     registry = all_sources()
     offline = {}
     if offline_day:
@@ -247,22 +273,33 @@ async def daily_distributed(
         observed_at, offline = day.observed_at, {"offline_day": offline_day, "offline_base_url": offline_base_url}
         registry = {source_id: registry[source_id] for source_id in day.sources}
     else:
-        observed_at = utc_now()
+        observed_at = started_at
     plan = shard_sources(registry, shards)
     runs = await asyncio.gather(*(
         run_deployment(name=shard_deployment, timeout=shard_timeout_s,
                        parameters={"sources": shard, "observed_at": observed_at.isoformat(), **offline})
         for shard in plan
     ))
-    for shard, flow_run in zip(plan, runs, strict=True):
-        print(f"shard {', '.join(shard)}: {flow_run.state.name if flow_run.state else 'unknown'}")
-    report = RunReport(observed_at=observed_at)
-    report.records = records_observed_at(observed_at)
-    missing = sorted({s for shard in plan for s in shard} - {r.source for r in report.records})
-    for source_id in missing:  # a shard that crashed or timed out: its sources are reported failed, not forgotten
+    # A shard not done within shard_timeout_s is cancelled before its sources are reported failed: left alone,
+    # one still waiting for a worker would start later and load after this report and build.
+    states = [flow_run.state for flow_run in runs]
+    unfinished = [number for number, state in enumerate(states) if not (state and state.is_final())]
+    if unfinished:
+        for number, state in zip(unfinished, await stop_shard_runs([runs[n] for n in unfinished]), strict=True):
+            print(f"shard {number + 1} not done after {shard_timeout_s:g} s ({_name(states[number])}): "
+                  f"cancelled, now {_name(state)}")
+            states[number] = state
+    for shard, state in zip(plan, states, strict=True):
+        print(f"shard {', '.join(shard)}: {_name(state)}")
+    report = RunReport(observed_at=observed_at, started_at=started_at)
+    completed = {source_id for shard, state in zip(plan, states, strict=True)
+                 if state and state.is_completed() for source_id in shard}
+    report.records, unfinished_sources = this_runs_records(
+        [source_id for shard in plan for source_id in shard], records_observed_at(observed_at), started_at, completed)
+    for source_id in unfinished_sources:  # a shard that crashed or was cancelled: reported failed, not forgotten
         report.records.append(record_failure(
             source_id, registry[source_id].parser_version, observed_at,
-            RuntimeError("its shard did not finish (see the collect-shard flow run)"), observed_at, "daily"))
+            RuntimeError("its shard did not finish (see the collect-shard flow run)"), started_at, "daily"))
     print(report.summary())
     return _finish(report, build, export)
 

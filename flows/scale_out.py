@@ -8,11 +8,18 @@ Inside a source, the HTTP client keeps its own per-host pacing. When every shard
 exports and reports once.
 
 Sources that share a host go to the same shard, so one worker paces that host by itself even without limits.
+
+A parent that stops waiting for a shard (`shard_timeout_s`) cancels it before it reports that shard's sources
+failed, so no shard loads after the parent has reported and built; and it reports one entry per source, as this
+run left it, however many runs of the same observation raw.ingest_runs holds.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from scrapers.base import Source
+from warehouse.load import IngestRecord
 
 DEFAULT_PER_HOST_LIMIT = 1  # sources fetching from one host at the same time, across all workers
 
@@ -47,3 +54,34 @@ async def apply_limits(limits: dict[str, int]) -> None:
     async with get_client() as client:
         for tag, limit in sorted(limits.items()):
             await client.create_concurrency_limit(tag=tag, concurrency_limit=limit)
+
+
+def this_runs_records(source_ids: list[str], stored: list[IngestRecord], started_at: datetime,
+                      completed: set[str]) -> tuple[list[IngestRecord], list[str]]:
+    """The parent's report: one record per source, as this run left it, from the raw.ingest_runs rows of its
+    observation time (`stored`: every run of that observation, a rerun's and the runs' before it). Per source the
+    latest row counts: one this run wrote (finished at or after `started_at`) stands; a load by an earlier run is
+    this run's `already_loaded` (what a rerun in one process says); an earlier failure stands when the source's
+    shard completed (a failure stored again has the same run id, so it is stored once). Returns the records and the
+    sources whose shard did not finish (`completed`: the sources of the shards that did)."""
+    def recency(record: IngestRecord):  # a load and a failure finished in the same second: the load
+        return record.finished_at, record.status == "loaded"
+
+    latest: dict[str, IngestRecord] = {}
+    for record in stored:
+        if record.source not in latest or recency(record) > recency(latest[record.source]):
+            latest[record.source] = record
+    records, unfinished = [], []
+    for source_id in source_ids:
+        record = latest.get(source_id)
+        if record is not None and record.finished_at < started_at:
+            if record.status == "loaded":
+                record.status, record.rows_loaded, record.rows_rejected = "already_loaded", 0, 0
+                record.started_at = record.finished_at  # nothing was done for it in this run
+            elif source_id not in completed:
+                record = None
+        if record is None:
+            unfinished.append(source_id)
+        else:
+            records.append(record)
+    return records, unfinished

@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import yaml
 
+from analytics import outlook
+from analytics.price_history import series as price_series
 from config import settings
 from config.settings import PROJECT_ROOT, data_home
 from scrapers.gpu_names import resolve_gpu_id
 from warehouse import db
-from warehouse.paths import database_target
+from warehouse.paths import database_target, is_hosted
 from warehouse.report import progress, utc_now
 
 MODELS_DIR = PROJECT_ROOT / "models"
 # Models renamed or removed: an older warehouse would keep serving their last build, stale, to anyone who queries them.
-RETIRED_MODELS = ("intermediate.int_gpu_purchase_prices_daily",)
+RETIRED_MODELS = ("intermediate.int_gpu_purchase_prices_daily", "intermediate.int_gpu_price_links__daily")
 
 
 # Past this many changed days an incremental build is no cheaper than a full one (an ECB history backfill, a
@@ -50,9 +54,11 @@ def carry_forward_days(dbt_vars: dict | None = None) -> int:
 
 def days_after_a_change(dbt_vars: dict | None = None) -> int:
     """How many days after a changed day a build rewrites: a day's snapshot is carried carry_forward_days days, and
-    a provider's price is judged against its own suspect_jump_window_days days before (int_provider_prices__daily).
+    a provider's price is judged against its own suspect_jump_window_days days before (int_provider_prices__daily),
+    and a price relative links a day to one up to price_index_max_gap_days before (gpu_price_relatives_daily).
     Days after the newest observation do not exist, so a daily run still rewrites its own day only."""
-    return max(carry_forward_days(dbt_vars), _project_var("suspect_jump_window_days", dbt_vars))
+    return max(carry_forward_days(dbt_vars), _project_var("suspect_jump_window_days", dbt_vars),
+               _project_var("price_index_max_gap_days", dbt_vars))
 
 
 @dataclass
@@ -67,10 +73,12 @@ def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = N
     """Which days the build must (re)write: those of every source-run finished since the last complete build
     (new runs, re-parses, a failed run changes nothing but costs little) and the days after each that read it
     (days_after_a_change: carried snapshots, the suspect-price window), plus the week after each exchange-rate date
-    such a run brought (prices convert at the last rate of the previous 7 days)."""
+    such a run brought (prices convert at the last rate of the previous 7 days). A price import retracted since the
+    last build (`gpuprices import undo`) makes it a full rebuild: the days it leaves without rows hold rows an
+    incremental build would not clear (delete+insert replaces only the days it writes)."""
     ingested_through = connection.execute("SELECT max(finished_at) FROM raw.ingest_runs").fetchone()[0]
     last = connection.execute(
-        "SELECT ingested_through, models_fingerprint FROM meta.builds ORDER BY finished_at DESC LIMIT 1"
+        "SELECT ingested_through, models_fingerprint, started_at FROM meta.builds ORDER BY finished_at DESC LIMIT 1"
     ).fetchone()
     if full_refresh:
         return BuildPlan(True, "full rebuild asked for", [], ingested_through)
@@ -78,6 +86,10 @@ def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = N
         return BuildPlan(True, "first build of this warehouse", [], ingested_through)
     if last[1] != models_fingerprint(dbt_vars):
         return BuildPlan(True, "models, seeds, tests or --vars changed since the last build", [], ingested_through)
+    retracted = connection.execute("SELECT count(DISTINCT import_id) FROM raw.retractions WHERE kind = 'prices' "
+                                   "AND retracted_at >= ?", [last[2]]).fetchone()[0]
+    if retracted:
+        return BuildPlan(True, f"{retracted} price import(s) retracted since the last build", [], ingested_through)
     since = last[0] or datetime(1970, 1, 1, tzinfo=UTC)
     dates = [row[0] for row in connection.execute(
         """
@@ -85,7 +97,8 @@ def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = N
         FROM raw.ingest_runs CROSS JOIN range($carry + 1) AS offsets(offset_days)
         WHERE finished_at > $since
           AND cast(timezone('UTC', observed_at) AS date) + cast(offset_days AS INTEGER)
-              <= (SELECT max(cast(timezone('UTC', observed_at) AS date)) FROM raw.ingest_runs)
+              <= (SELECT max(cast(timezone('UTC', observed_at) AS date)) FROM raw.ingest_runs
+                  WHERE run_id NOT IN (SELECT run_id FROM raw.retractions))
         UNION
         SELECT DISTINCT rates.rate_date + cast(offset_days AS INTEGER)
         FROM raw.fx_rates AS rates
@@ -130,14 +143,52 @@ def _dbt_args(command: str) -> list[str]:
             "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--quiet"]
 
 
+def _invoke_dbt(runner_class, args: list[str]):
+    """dbt, called while the caller holds a writer connection (db.connect). dbt-duckdb's own connect in this process
+    then opens the same DuckDB instance, so the file stays this process's from the build's plan to dbt's last node:
+    another process's build or load waits in db.connect (GPUPRICES_LOCK_WAIT_S) like any writer. Without the held
+    connection, another writer could take the file between the plan and dbt's first connect, or between two nodes
+    (dbt-duckdb closes its connection when no node holds it), and dbt would fail at once with DuckDB's lock error."""
+    with settings.exported_database(database_target()):  # what models/profiles.yml opens
+        return runner_class().invoke(args)
+
+
+BUILD_MEMORY_PER_FILE_BYTE = 4  # DuckDB memory for the build per byte of warehouse file
+BUILD_MEMORY_FLOOR = 256 * 2**20
+
+
+@contextmanager
+def build_memory_limit(connection):
+    """DuckDB's buffer pool for the dbt build: 4x the warehouse file, at least 256 MB, instead of DuckDB's default of
+    80% of RAM. The pool keeps every block the build wrote until it is full, so a 57 MB warehouse's build held
+    ~450 MB; what does not fit spills to <warehouse>.tmp/. Restored after the build (it is the process's instance,
+    shared with the connections that read the marts next)."""
+    if is_hosted():  # MotherDuck: the warehouse is not a local file
+        yield
+        return
+    previous = connection.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    size = database_target_size()
+    limit = max(BUILD_MEMORY_FLOOR, BUILD_MEMORY_PER_FILE_BYTE * size)
+    connection.execute(f"SET memory_limit = '{limit // 2**20}MB'")
+    try:
+        yield
+    finally:
+        connection.execute(f"SET memory_limit = '{previous}'")
+
+
+def database_target_size() -> int:
+    path = Path(database_target())
+    return path.stat().st_size if path.exists() else 0
+
+
 def run_unit_tests() -> int:
     """The models' unit tests (given rows -> expected rows for every formula) against the built warehouse (dbt reads
     the columns of their inputs from it); the daily build leaves them out, they test the SQL, not the day's data.
     Returns how many passed; raises when one fails."""
     from dbt.cli.main import dbtRunner  # heavy: only when it runs
 
-    with settings.exported_database(database_target()):
-        result = dbtRunner().invoke([*_dbt_args("test"), "--select", "test_type:unit"])
+    with db.connect():  # held while dbt runs: _invoke_dbt
+        result = _invoke_dbt(dbtRunner, [*_dbt_args("test"), "--select", "test_type:unit"])
     if not result.success:
         raise RuntimeError("dbt unit tests failed: see " + str(data_home() / "dbt" / "logs" / "dbt.log"))
     return len(result.result.results) if result.result is not None else 0
@@ -156,35 +207,41 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
     if not isinstance(variables, dict):
         raise ValueError(f"--vars must be a YAML mapping, got {dbt_vars!r}")
     overrides = dict(variables)
+    # One writer connection from the plan to the last dbt node: see _invoke_dbt.
     with db.connect() as connection:  # creates the raw tables, or adds columns an older warehouse lacks
         plan = plan_build(connection, full_refresh, overrides)
         refresh_gpu_name_matches(connection, None if plan.full_refresh else plan.rebuild_dates)
         for relation in RETIRED_MODELS:
             connection.execute(f"DROP TABLE IF EXISTS {relation}")
-    started_at = utc_now()
-    work = data_home() / "dbt"
-    # the formulas' unit tests check the models' SQL, not the day's data: the test suite runs them (run_unit_tests)
-    args = [*_dbt_args("build"), "--exclude-resource-type", "unit_test"]
-    if plan.full_refresh:
-        args.append("--full-refresh")
-    else:
-        variables["rebuild_dates"] = [day.isoformat() for day in plan.rebuild_dates]
-        # the same days for the data tests' `where` configs (models/macros/rebuilt_days.sql)
-        variables["rebuild_dates_sql"] = ", ".join(f"date '{day}'" for day in plan.rebuild_dates) or "NULL"
-        variables["rebuild_window_sql"] = (
-            f"observed_at >= timestamptz '{min(plan.rebuild_dates)} 00:00:00+00' and observed_at < "
-            f"timestamptz '{max(plan.rebuild_dates) + timedelta(days=1)} 00:00:00+00'" if plan.rebuild_dates else "false")
-    if select:
-        args += ["--select", select]
-    if variables:
-        args += ["--vars", json.dumps(variables)]
-    progress(f"dbt build ({'full' if plan.full_refresh else 'incremental'}: {plan.reason})...")
-    with settings.exported_database(database_target()):  # what models/profiles.yml opens
-        result = dbtRunner().invoke(args)
-    if not result.success:
-        raise RuntimeError(f"dbt build failed: {result.exception or 'see ' + str(work / 'logs' / 'dbt.log')}")
-    if not select:
-        with db.connect() as connection:
+        outlook.create_table(connection)  # what the view marts.gpu_price_outlook_daily reads
+        started_at = utc_now()
+        work = data_home() / "dbt"
+        # the formulas' unit tests check the models' SQL, not the day's data: the test suite runs them (run_unit_tests)
+        args = [*_dbt_args("build"), "--exclude-resource-type", "unit_test"]
+        if plan.full_refresh:
+            args.append("--full-refresh")
+        else:
+            variables["rebuild_dates"] = [day.isoformat() for day in plan.rebuild_dates]
+            # the same days for the data tests' `where` configs (models/macros/rebuilt_days.sql)
+            variables["rebuild_dates_sql"] = ", ".join(f"date '{day}'" for day in plan.rebuild_dates) or "NULL"
+            variables["rebuild_window_sql"] = (
+                f"observed_at >= timestamptz '{min(plan.rebuild_dates)} 00:00:00+00' and observed_at < "
+                f"timestamptz '{max(plan.rebuild_dates) + timedelta(days=1)} 00:00:00+00'"
+                if plan.rebuild_dates else "false")
+        if select:
+            args += ["--select", select]
+        if variables:
+            args += ["--vars", json.dumps(variables)]
+        progress(f"dbt build ({'full' if plan.full_refresh else 'incremental'}: {plan.reason})...")
+        with build_memory_limit(connection):
+            result = _invoke_dbt(dbtRunner, args)
+        if not result.success:
+            raise RuntimeError(f"dbt build failed: {result.exception or 'see ' + str(work / 'logs' / 'dbt.log')}")
+        if not select:
+            # marts.gpu_price_outlook_daily (analytics/outlook.py, written by Python, not dbt): the rebuilt days of
+            # every series, or only each series' latest day after a full rebuild (`gpuprices outlook --rebuild`: all)
+            outlook.write_mart(connection, price_series(connection),
+                               since=None if plan.full_refresh or not plan.rebuild_dates else min(plan.rebuild_dates))
             connection.execute(
                 "INSERT INTO meta.builds VALUES (?, ?, ?, ?, ?, ?)",
                 [started_at, utc_now(), plan.ingested_through, plan.full_refresh, len(plan.rebuild_dates),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import sys
 import threading
@@ -25,6 +26,10 @@ import duckdb
 from config import settings
 from warehouse.paths import database_path, database_target, is_hosted, snapshot_path
 from warehouse.schema import create_raw_schema
+
+
+class WarehouseBusy(duckdb.IOException):
+    """A writer waited GPUPRICES_LOCK_WAIT_S and another process still holds the warehouse file (one line, exit 1)."""
 
 
 def _is_lock_conflict(error: Exception) -> bool:
@@ -55,14 +60,21 @@ def open_for_writing(path: Path | None = None) -> duckdb.DuckDBPyConnection:
     if path is None and is_hosted():
         return duckdb.connect(database_target())
     path = path or database_path()
-    deadline = time.monotonic() + settings.lock_wait_s()
+    wait_s = settings.lock_wait_s()
+    deadline = time.monotonic() + wait_s
     pause = 0.05
     while True:
         try:
             return duckdb.connect(str(path))
         except duckdb.IOException as error:
-            if not _is_lock_conflict(error) or time.monotonic() > deadline:
+            if not _is_lock_conflict(error):
                 raise
+            if time.monotonic() > deadline:
+                holder = re.search(r"\(PID (\d+)\)", str(error))
+                raise WarehouseBusy(
+                    f"the warehouse {path} is still held by another process"
+                    f"{f' (PID {holder.group(1)})' if holder else ''} after waiting {wait_s:g} s "
+                    "(GPUPRICES_LOCK_WAIT_S): a run, build or load is writing it; try again when it ends") from None
             time.sleep(pause)
             pause = min(pause * 2, 2.0)
 

@@ -1,15 +1,72 @@
-"""Documentation generated from the real thing: the warehouse schema (from DuckDB's catalog) and the source
-table (from the source registry). docs/schema.md and docs/sources.md embed both; a test fails when they drift."""
+"""Documentation generated from the real thing: the warehouse schema (from DuckDB's catalog, with the values of the
+marts' categorical columns) and the source table (from the source registry). docs/schema.md and docs/sources.md
+embed both; a test fails when they drift."""
 
 from __future__ import annotations
 
+import functools
 import re
 
+import yaml
+
+from config.settings import PROJECT_ROOT
+from scrapers.base import PRICE_UNITS, PRICING_TYPES
 from scrapers.registry import all_sources
 from scrapers.replay import load_recordings
 from warehouse import db
+from warehouse.landing import DATA_ORIGINS
+from warehouse.markets import MARKETS
 
 DOCUMENTED_SCHEMAS = ("raw", "meta", "reference", "staging", "intermediate", "marts", "alerts")
+
+# The values a categorical column of the marts may hold, by column name, from the code that writes them. A mart's
+# YAML that tests a column's values (accepted_values, checked by dbt at every build) names them instead: where both
+# do, they agree (tests/warehouse/test_schema_docs.py), and the offline run's marts hold no other value
+# (tests/flows/test_offline_end_to_end.py).
+MARKET_CHANNELS = tuple(dict.fromkeys(market.channel for market in MARKETS.values()))  # retail split by condition
+OFFER_CHANNELS = ("cloud", "marketplace", "retail")  # raw.offers' cloud | retail, marketplace set in staging
+CATEGORICAL_VALUES: dict[str, tuple[str, ...]] = {
+    "channel": MARKET_CHANNELS,
+    "market": tuple(MARKETS),
+    "pricing_type": PRICING_TYPES,
+    "price_per": ("gpu_hour", "card"),
+    "price_unit": PRICE_UNITS,
+    "price_role": ("selling", "list", "shipping"),
+    "condition": ("new", "used", "refurbished", "open_box", "for_parts"),
+    "interconnect": ("sxm", "pcie_nvlink", "nvlink", "pcie"),
+    "cluster_network": ("infiniband", "roce", "ethernet"),
+    # `unknown`: a flagged run loaded before raw.ingest_runs recorded data_origin (stg_raw__ingest_runs)
+    "data_origin": (*DATA_ORIGINS, "unknown"),
+    "purchase_price_basis": ("street_new", "launch_price"),
+}
+# A column whose values differ in one mart: the offer-level marts keep the offers' channel (retail not split).
+TABLE_CATEGORICAL_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("offers_daily", "channel"): OFFER_CHANNELS,
+    ("gpu_prices_by_source_daily", "channel"): OFFER_CHANNELS,
+    ("commitment_outcomes", "market"): ("reserved_1y", "reserved_3y"),  # a commitment's term
+    ("spot_discount_daily", "channel"): ("cloud", "marketplace"),  # rentals only
+}
+
+
+@functools.cache
+def yaml_accepted_values() -> dict[tuple[str, str], tuple[str, ...]]:
+    """(mart, column) -> the values its YAML's accepted_values data test allows (models/marts/*.yml)."""
+    found = {}
+    for path in sorted((PROJECT_ROOT / "models" / "marts").glob("*.yml")):
+        for model in (yaml.safe_load(path.read_text()) or {}).get("models", []):
+            for column in model.get("columns", []):
+                for test in column.get("data_tests", []):
+                    if isinstance(test, dict) and "accepted_values" in test:
+                        spec = test["accepted_values"]
+                        values = spec.get("arguments", spec)["values"]
+                        found[(model["name"], column["name"])] = tuple(str(value) for value in values)
+    return found
+
+
+def categorical_values(table: str, column: str) -> tuple[str, ...] | None:
+    """The values marts.<table>.<column> may hold; None for a column that is not categorical."""
+    return (yaml_accepted_values().get((table, column)) or TABLE_CATEGORICAL_VALUES.get((table, column))
+            or CATEGORICAL_VALUES.get(column))
 
 
 def schema_markdown() -> str:
@@ -24,8 +81,16 @@ def schema_markdown() -> str:
             """.format(", ".join(f"'{s}'" for s in DOCUMENTED_SCHEMAS)),
             [list(DOCUMENTED_SCHEMAS)],
         ).fetchall()
+        mart_columns = connection.execute(
+            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'marts' "
+            "ORDER BY table_name, ordinal_position").fetchall()
     lines = ["| table | columns |", "|---|---|"]
     lines += [f"| `{schema}.{table}` | {columns} |" for schema, table, columns in rows]
+    lines += ["", "Values of the marts' categorical columns:", "", "| table | column | values |", "|---|---|---|"]
+    for table, column in mart_columns:
+        values = categorical_values(table, column)
+        if values:
+            lines.append(f"| `marts.{table}` | `{column}` | {', '.join(f'`{value}`' for value in values)} |")
     return "\n".join(lines)
 
 

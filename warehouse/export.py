@@ -1,4 +1,5 @@
-"""The marts as Parquet, partitioned by date, that any engine reads: <home>/export/<mart>/price_date=YYYY-MM-DD/."""
+"""The marts as Parquet, partitioned by date, that any engine reads: <home>/export/<mart>/price_date=YYYY-MM-DD/
+(gpu_quotes by the day of the quote: quote_date=YYYY-MM-DD/)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,16 @@ from warehouse.paths import export_root
 EXPORTED_MARTS = (
     "gpu_market_prices_daily", "gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily",
     "training_cost_daily",
-    "inference_cost_daily", "inference_api_prices_daily", "rent_vs_buy", "buy_signals",
+    "inference_cost_daily", "inference_api_prices_daily", "rent_vs_buy", "buy_signals", "gpu_price_index_daily",
+    "offers_daily", "gpu_quotes", "gpu_price_relatives_daily", "gpu_price_outlook_daily", "spot_discount_daily",
+    "commitment_outcomes",
 )
+# the date column a mart is partitioned by, where it is not price_date
+PARTITION_COLUMNS = {"gpu_quotes": "quote_date", "commitment_outcomes": "commit_date"}
 
 
 def export_marts() -> list[Path]:
-    """Each mart to Parquet partitioned by date (hive style: price_date=YYYY-MM-DD/), as a new version directory
+    """Each mart to Parquet partitioned by its date (hive style: price_date=YYYY-MM-DD/), as a new version directory
     (export/.versions/<mart>-<time>/) that the link export/<mart> is then switched to in one rename: a reader
     resolves the link once and reads one complete version. The previous version is kept (a reader that opened it
     before the switch can finish); older ones are deleted."""
@@ -32,7 +37,8 @@ def export_marts() -> list[Path]:
         for mart in EXPORTED_MARTS:
             version = versions / f"{mart}-{stamp}"
             connection.execute(
-                f"COPY (SELECT * FROM marts.{mart}) TO '{version}' (FORMAT PARQUET, PARTITION_BY (price_date))"
+                f"COPY (SELECT * FROM marts.{mart}) TO '{version}' "
+                f"(FORMAT PARQUET, PARTITION_BY ({PARTITION_COLUMNS.get(mart, 'price_date')}))"
             )
             link = root / mart
             if link.is_dir() and not link.is_symlink():  # an export made before versions: replaced once

@@ -7,13 +7,16 @@ Imported prices are real observations (not synthetic) and land like scraped ones
   data_origin `imported`);
 - each day of the file becomes one source-run of NAME (trigger `import`), holding the day's last price of each offer,
   as a daily scrape would have seen it; the models treat those runs like any other;
-- every line is checked (the GPU name, the market, the price and the integrity rules a scraped row meets) before
-  anything is written. `bad_rows="refuse"` (the default): a bad line is named with its number and nothing loads;
-  `"quarantine"`: the good rows load and each bad one goes to raw.quarantine with its line and reason;
+- every line is checked (the GPU name, the market, the price, its time inside the observation window, and the
+  integrity rules a scraped row meets) before anything is written; values are strict (ASCII digits, a whole GPU
+  count or a share 1/N of one GPU, no positive price that rounds to 0, no column named twice).
+  `bad_rows="refuse"` (the default): a bad line is named with its number and nothing loads; `"quarantine"`: the
+  good rows load and each bad one goes to raw.quarantine with its line and reason;
 - fast on long histories: the rows are checked column-wise (polars), each distinct name, market and date (and any
   price that is not a plain decimal) once in Python, not one Offer per row; money stays exact (DECIMAL, and the
   price per GPU-hour or card in 128-bit integers, rounded half-even once as warehouse/normalize.py rounds it);
-- idempotent by content: the run ids derive from the file's bytes, so the same file loads once.
+- idempotent by content: the run ids derive from the file's bytes, so the same file loads once;
+- taken back whole with `gpuprices import undo` (warehouse/retractions.py): the rows stay, the models leave them out.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from pathlib import Path
@@ -45,6 +48,7 @@ from warehouse.load import IngestRecord, transaction, write_runs
 from warehouse.markets import IMPORT_MARKETS, MARKETS
 from warehouse.normalize import OFFER_SCHEMA
 from warehouse.report import utc_now
+from warehouse.retractions import retraction_of
 
 FORMATS = ("csv", "keepa")
 BAD_ROWS = ("refuse", "quarantine")  # a bad row fails the file | the good rows load, the bad ones are held back
@@ -60,6 +64,17 @@ PER_UNITS = {"card": "card", "gpu_hour": "gpu_hour", "instance_hour": "instance_
 USED_CONDITIONS = ("used", "refurbished", "open_box")
 IMPORT_PARSER_VERSION = 1
 KEEPA_PROVIDER = "amazon"  # Keepa tracks Amazon listings; its price history is Amazon's
+# The window an observation's time must fall in. Not before 2006, the year the first CUDA GPU (the GeForce 8800
+# GTX, November 2006) came out: no market of GPUs for compute is older, and the oldest GPU of the specs table is from
+# 2014. Not after a day from now (a clock ahead of UTC, never more). A time outside it is a typo (1900, 2099) or a
+# placeholder (9999-12-31): a bad row, never a day in the marts.
+EARLIEST_OBSERVATION = datetime(2006, 1, 1, tzinfo=UTC)
+LATEST_AHEAD = timedelta(days=1)
+# Numbers as people write them: ASCII digits, an optional sign, point and exponent. Python's Decimal, int and
+# Fraction also take "1_699" and other scripts' digits ("١٦٩٩"): never what a price file means.
+_NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+_COUNT = re.compile(r"^(?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+)$")
+MAX_GPU_COUNT = 10**6  # raw.offers.gpu_count is DECIMAL(12, 6)
 _SOURCE_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 # An import has no expected GPUs or offer count; the row rules (price > 0, price bands) still apply.
@@ -127,6 +142,16 @@ def read_body(path: Path) -> bytes:
     return body
 
 
+def observation_window() -> tuple[datetime, datetime]:
+    """(earliest, latest): the times an observation may carry (EARLIEST_OBSERVATION to now + LATEST_AHEAD)."""
+    return EARLIEST_OBSERVATION, datetime.now(UTC) + LATEST_AHEAD
+
+
+def outside_window(what: str, earliest: datetime, latest: datetime) -> str:
+    return (f"{what} is outside the observation window ({earliest:%Y-%m-%d} to a day from now, "
+            f"{latest:%Y-%m-%d %H:%M} UTC)")
+
+
 def _timestamp(text: str) -> datetime:
     text = (text or "").strip()
     try:
@@ -134,22 +159,34 @@ def _timestamp(text: str) -> datetime:
     except ValueError as error:
         raise ValueError(f"observed_at {text!r} is not an ISO date or time (2025-03-01 or 2025-03-01T14:00:00Z)") \
             from error
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    earliest, latest = observation_window()
+    try:
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:00-05:00 is in year 10000 in UTC, 0001-01-01T00:00+01:00 in year 0
+        value = None
+    if value is None or not earliest <= value <= latest:
+        raise ValueError(outside_window(f"observed_at {text!r}", earliest, latest))
+    return value
 
 
 def _price(text) -> Decimal:
     """A price as given, exact (DECIMAL(24, 10): a finer fraction is rounded half-even). Most prices are plain
     decimals and parsed column-wise (_prices); this is the rest (1e3, 0.123456789012)."""
+    number = str(text).strip().replace(",", "")
+    if not _NUMBER.match(number):  # Decimal reads "1_699", "١٦٩٩" and "NaN": no price file means them
+        raise ValueError(f"price {text!r} is not a number (digits, '.', ',' between thousands, 1e3)")
     try:
-        value = Decimal(str(text).strip().replace(",", ""))
+        value = Decimal(number)
     except InvalidOperation as error:
         raise ValueError(f"price {text!r} is not a number") from error
-    if value.is_finite():
-        value = value.quantize(PRICE_QUANTUM, ROUND_HALF_EVEN) if value.as_tuple().exponent < -10 else value
-    if not value.is_finite() or value <= 0:
-        raise ValueError(f"price {text!r} is not a positive amount")
     if value >= MAX_PRICE:
         raise ValueError(f"price {text!r} is too large")
+    if value > 0 and value.as_tuple().exponent < -10:
+        value = value.quantize(PRICE_QUANTUM, ROUND_HALF_EVEN)
+        if value == 0:
+            raise ValueError(f"price {text!r} rounds to 0 at 10 decimals")
+    if value <= 0:
+        raise ValueError(f"price {text!r} is not a positive amount")
     return value
 
 
@@ -167,15 +204,24 @@ def _gpu(name: str, provider: str) -> tuple[str, str]:
 
 @functools.cache
 def _gpu_count(text: str | None) -> tuple[Decimal, str]:
-    """(the count as stored, DECIMAL(12, 6); the count as the offer id writes it: "8", "1/2")."""
+    """(the count as stored, DECIMAL(12, 6); the count as the offer id writes it: "8", "1/2"). A whole number of
+    GPUs, or a share of one GPU (1/N: a cloud's slice of a card, as Azure sells 1/6 of an A10); never 2.5 GPUs."""
     count = Fraction(1)
     if text not in (None, ""):
+        written = str(text).strip()
+        if not _COUNT.match(written):  # Fraction reads "1_0", " ８" and "1e3": no GPU count is written so
+            raise ValueError(f"gpu_count {text!r} is not a number (8, or 1/2 for half a GPU)")
         try:
-            count = Fraction(str(text).strip())
-        except (ValueError, ZeroDivisionError) as error:
+            count = Fraction(written)
+        except ZeroDivisionError as error:
             raise ValueError(f"gpu_count {text!r} is not a number") from error
         if count <= 0:
             raise ValueError(f"gpu_count {text!r} is not positive")
+        if count.denominator != 1 and count.numerator != 1:
+            raise ValueError(f"gpu_count {text!r} is a fraction of GPUs: a whole number, or 1/N for a share of one "
+                             "GPU")
+        if count >= MAX_GPU_COUNT or count < Fraction(1, MAX_GPU_COUNT):
+            raise ValueError(f"gpu_count {text!r} is out of range (1/{MAX_GPU_COUNT} to {MAX_GPU_COUNT - 1})")
     with localcontext() as context:  # DECIMAL(12, 6), rounded once, half-even (as warehouse/normalize.py does)
         context.prec = 50
         stored = (Decimal(count.numerator) / Decimal(count.denominator)).quantize(Decimal("0.000001"), ROUND_HALF_EVEN)
@@ -251,7 +297,7 @@ def _prices(rows: pl.DataFrame) -> pl.DataFrame:
     text through _price once per distinct value."""
     text = pl.col("price").fill_null("").str.strip_chars().str.replace_all(",", "", literal=True)
     rows = rows.with_columns(text.alias("__price_text"))
-    plain = pl.col("__price_text").str.contains(r"^\d{1,14}(\.\d{1,10})?$")
+    plain = pl.col("__price_text").str.contains(r"^[0-9]{1,14}(\.[0-9]{1,10})?$")  # ASCII: \d is any script's
     other = rows.filter(~plain).select("__price_text", pl.col("price").fill_null("").alias("__price_given")).unique(
         "__price_text")
     other = _per_distinct(other, ["__price_given"], _price_row,
@@ -271,7 +317,7 @@ def _prices(rows: pl.DataFrame) -> pl.DataFrame:
 def _per_unit(rows: pl.DataFrame) -> pl.DataFrame:
     """`per_unit`: price * per_numerator / per_denominator rounded half-even to 6 decimals, as normalize.py's
     Fractions give it, in 128-bit integers (price_value's physical value is the price in units of 10^-10); and
-    `per_unit_error` when it does not fit DECIMAL(18, 6)."""
+    `per_unit_error` when it does not fit DECIMAL(18, 6) or a positive price rounds to 0 there."""
     numerator = pl.col("price_value").to_physical() * pl.col("per_numerator")
     denominator = pl.col("per_denominator") * pl.lit(10**4, pl.Int128)  # 10^-10 units -> 10^-6 units
     quotient, remainder = numerator // denominator, numerator % denominator
@@ -283,7 +329,10 @@ def _per_unit(rows: pl.DataFrame) -> pl.DataFrame:
         pl.when(fits).then(pl.format("{}.{}", micros // million, (micros % million).cast(pl.String).str.zfill(6)))
         .cast(pl.Decimal(18, 6)).alias("per_unit"),
         pl.when(pl.col("price_value").is_not_null() & pl.col("per_numerator").is_not_null() & ~fits)
-        .then(pl.format("price '{}' per GPU or card is too large", pl.col("price"))).alias("per_unit_error"))
+        .then(pl.format("price '{}' per GPU or card is too large", pl.col("price")))
+        .when(pl.col("price_value").is_not_null() & pl.col("per_numerator").is_not_null() & (micros == 0))
+        .then(pl.format("price '{}' per GPU or card rounds to 0 at 6 decimals", pl.col("price")))
+        .alias("per_unit_error"))
 
 
 def _time_row(text) -> dict:
@@ -309,6 +358,7 @@ def _csv_table(body: bytes) -> pl.DataFrame:
         body.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ImportFileError(f"not UTF-8 text ({error.reason} at byte {error.start})") from error
+    _refuse_duplicated_columns(body)
     try:
         table = pl.read_csv(io.BytesIO(body), infer_schema=False, raise_if_empty=False)
         table = table.with_columns(pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias(LINE),
@@ -321,6 +371,19 @@ def _csv_table(body: bytes) -> pl.DataFrame:
         return table
     blank = pl.all_horizontal([pl.col(name).is_null() for name in data]) & pl.col(FIELDS_ERROR).is_null()
     return table.filter(~blank)
+
+
+def _refuse_duplicated_columns(body: bytes) -> None:
+    """A header that names a column twice ("price" twice, or "price" and " price"): which of the two holds the values
+    would be a guess (a CSV reader keeps the first, a dict the last), so the file does not load."""
+    end = body.find(b"\n")
+    header = next(csv.reader([body[:end if end >= 0 else len(body)].decode("utf-8")]), [])
+    first: dict[str, int] = {}
+    for number, name in enumerate((name.strip() for name in header), start=1):
+        if name and name in first:
+            raise ImportFileError(f"the header names column {name!r} twice (columns {first[name]} and {number}): "
+                                  "name each column once")
+        first.setdefault(name, number)
 
 
 def _csv_table_by_line(text: str) -> pl.DataFrame:
@@ -567,7 +630,7 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
             observed_at=observed_at, started_at=started, finished_at=started, documents_fetched=1,
             bytes_fetched=len(body), rows_parsed=parsed, rows_loaded=loaded[run_id],
             rows_rejected=rejected.get(run_id, 0), landing_path=landed.relative_path, is_synthetic=False,
-            trigger="import")
+            trigger="import", data_origin=landed.data_origin)
         for run_id, observed_at, parsed in checked.runs.iter_rows() if run_id in loaded
     ]
     quarantine = checked.problems.select(  # noqa: F841 (read by DuckDB by name)
@@ -584,6 +647,10 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
                 "SELECT (SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?))"
                 " + (SELECT count(*) FROM raw.quarantine WHERE run_id = ?)",
                 [f"{landed.run_id}-d", landed.run_id]).fetchone()[0]:
+            retracted = retraction_of(connection, landed.run_id)
+            if retracted:  # raw rows are never deleted: these bytes' run ids are taken by the retracted rows
+                raise ImportFileError(f"imported as {source} ({landed.run_id}) and retracted {retracted}; the same "
+                                      "file does not import again (a corrected file does)")
             return replace(result, already_loaded=True, offers_loaded=0, rows_quarantined=0)
         integrity = IntegrityResult(accepted=accepted, rejected=checked.checked.rejected)
         records, integrity = _without_days_already_imported(connection, records, integrity)
@@ -597,12 +664,14 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
 def _without_days_already_imported(connection, records: list[IngestRecord], checked: IntegrityResult
                                    ) -> tuple[list[IngestRecord], IntegrityResult]:
     """An offer's day that an earlier file of the same source holds stays as it was (the first import of a day
-    stands; each offer is in the daily tables once a day). Day-runs left empty are not written."""
+    stands; each offer is in the daily tables once a day); a retracted file holds no day. Day-runs left empty are
+    not written."""
     source = records[0].source
     held = connection.execute("""
         SELECT DISTINCT cast(timezone('UTC', offers.observed_at) AS date) AS day, offers.offer_id, offers.pricing_type
         FROM raw.offers AS offers JOIN raw.ingest_runs AS runs USING (run_id, parser_version)
-        WHERE runs.trigger = 'import' AND runs.status = 'loaded' AND offers.source = ?""", [source]).pl()
+        WHERE runs.trigger = 'import' AND runs.status = 'loaded' AND offers.source = ?
+          AND run_id NOT IN (SELECT run_id FROM raw.retractions)""", [source]).pl()
     if held.is_empty():
         return records, checked
     accepted = checked.accepted.with_columns(

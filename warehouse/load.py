@@ -45,6 +45,9 @@ class IngestRecord:
     landing_path: str | None = None
     is_synthetic: bool = False
     trigger: str = "daily"
+    # what the landed documents are (warehouse/landing.py DATA_ORIGINS: captured, imported, stale_capture,
+    # reconstructed, synthetic); None for a run that landed nothing (failed, blocked, skipped)
+    data_origin: str | None = None
     # seconds per pipeline stage (fetch, parse, normalize, check, load): in the run report, not in raw.ingest_runs
     stage_seconds: dict[str, float] = field(default_factory=dict)
 

@@ -85,6 +85,7 @@ def _ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime |
         landing_path=run.relative_path,
         is_synthetic=run.is_synthetic,
         trigger=trigger,
+        data_origin=run.data_origin,
     )
     with db.connect() as connection:
         previous = already_ingested(connection, run.run_id, source.parser_version)

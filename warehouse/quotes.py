@@ -1,6 +1,9 @@
 """Broker and reseller quotes (`gpuprices quotes load FILE.csv`): many datacenter GPUs are bought by quote, not
 from a web page. A quote is a dated low-high range for one GPU in one currency with a note on where it came from,
-e.g. an A100 quoted at ¥100k-200k. The file loads whole or not at all: a bad line is reported with its number."""
+e.g. an A100 quoted at ¥100k-200k. The file loads whole or not at all: a bad line is reported with its number.
+A line is bad when its date is outside the observation window (warehouse/imports.py: 2006 to a day from now), its GPU
+name matches nothing the alias table or the catalogue knows, an amount is not a plain number or rounds to 0 at 4
+decimals, or low is above high. `gpuprices import undo LOAD_ID` retracts a loaded file (warehouse/retractions.py)."""
 
 from __future__ import annotations
 
@@ -14,11 +17,14 @@ from pathlib import Path
 
 from scrapers.gpu_names import resolve_gpu_id
 from warehouse import db
+from warehouse.imports import observation_window, outside_window
 from warehouse.load import transaction
+from warehouse.retractions import retraction_of
 
 COLUMNS = ("date", "gpu", "low", "high", "currency", "source_note")
 _AMOUNT = re.compile(r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(k|m|万)?\s*$", re.I)
 _MULTIPLIERS = {None: 1, "k": 1_000, "m": 1_000_000, "万": 10_000}
+AMOUNT_QUANTUM = Decimal("0.0001")  # raw.quotes.low_price / high_price are DECIMAL(24, 4)
 
 
 class QuoteFileError(ValueError):
@@ -47,16 +53,23 @@ def _amount(text: str) -> Decimal:
         raise ValueError(f"amount {text!r} is not a number") from error
     if value <= 0:
         raise ValueError(f"amount {text!r} is not positive")
+    if value.quantize(AMOUNT_QUANTUM) == 0:
+        raise ValueError(f"amount {text!r} rounds to 0 at 4 decimals")
     return value
 
 
 def read_quotes(path: Path) -> list[Quote]:
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
+        names = [name.strip() for name in reader.fieldnames or []]
+        twice = sorted({name for name in names if name and names.count(name) > 1})
+        if twice:  # csv.DictReader keeps the last of two same-named columns: which one was meant is a guess
+            raise QuoteFileError(f"{path}: the header names column(s) {', '.join(twice)} twice: name each column once")
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
             raise QuoteFileError(f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}")
         quotes, problems = [], []
+        earliest, latest = observation_window()
         for line, row in enumerate(reader, start=2):
             try:
                 low, high = _amount(row["low"]), _amount(row["high"] or row["low"])
@@ -68,8 +81,14 @@ def read_quotes(path: Path) -> list[Quote]:
                 gpu = (row["gpu"] or "").strip()
                 if not gpu:
                     raise ValueError("no GPU named")
-                quotes.append(Quote(line, date.fromisoformat(row["date"].strip()), gpu, resolve_gpu_id(gpu, "quotes"),
-                                    low, high, currency, (row["source_note"] or "").strip()))
+                gpu_id = resolve_gpu_id(gpu, "quotes")  # as the build resolves it (meta.gpu_name_matches)
+                if gpu_id is None:
+                    raise ValueError(f"gpu {gpu!r} is not a GPU the alias table or the GPU catalogue knows")
+                quote_date = date.fromisoformat(row["date"].strip())
+                if not earliest.date() <= quote_date <= latest.date():
+                    raise ValueError(outside_window(f"date {row['date'].strip()!r}", earliest, latest))
+                quotes.append(Quote(line, quote_date, gpu, gpu_id, low, high, currency,
+                                    (row["source_note"] or "").strip()))
             except (ValueError, TypeError, AttributeError) as error:
                 problems.append(f"line {line}: {error}")
     if problems:
@@ -86,6 +105,10 @@ def load_quotes(path: Path) -> tuple[str, int, bool]:
     load_id = f"quotes-{digest[:16]}"
     with db.connect() as connection, transaction(connection):
         if connection.execute("SELECT count(*) FROM raw.quotes WHERE load_id = ?", [load_id]).fetchone()[0]:
+            retracted = retraction_of(connection, load_id)
+            if retracted:  # raw rows are never deleted: the same bytes would load under the retracted load id
+                raise QuoteFileError(f"{path}: loaded as {load_id} and retracted {retracted}; the same file does "
+                                     "not load again (change it, e.g. correct the line that was wrong)")
             return load_id, 0, True
         loaded_at = datetime.now(UTC)
         connection.executemany(

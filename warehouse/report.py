@@ -49,6 +49,7 @@ class RunReport:
     snapshot: str | None = None  # the copy readers use while the next run writes
     imports: list[dict] = field(default_factory=list)  # price histories imported by the run (offline: the bundled ones)
     stage_seconds: dict[str, float] = field(default_factory=dict)  # collect, build, alerts, export, dashboard...
+    started_at: datetime = field(default_factory=utc_now)  # when this run began (its report file is named by it)
 
     def stage(self, name: str):
         """`with report.stage("build"): ...` adds the block's wall time to stage_seconds["build"]."""
@@ -65,6 +66,7 @@ class RunReport:
     def as_dict(self) -> dict:
         return {
             "observed_at": self.observed_at.isoformat(),
+            "started_at": self.started_at.isoformat(),
             "snapshot": self.snapshot,
             "stage_seconds": self.stage_seconds,
             "source_stage_seconds": self.source_stage_totals(),
@@ -89,11 +91,22 @@ class RunReport:
         }
 
     def write(self) -> Path:
+        """reports/run-<observed at>-<started at>.json: one file per run, so a rerun of the same observation (the
+        offline replay again, a distributed rerun of a day) writes its own beside the first, never over it. Runs
+        started in the same second get -2, -3..."""
         reports = data_home() / "reports"
         reports.mkdir(parents=True, exist_ok=True)
-        path = reports / f"run-{self.observed_at:%Y%m%dT%H%M%SZ}.json"
-        path.write_text(json.dumps(self.as_dict(), indent=2))
-        return path
+        name = f"run-{self.observed_at:%Y%m%dT%H%M%SZ}-{self.started_at:%Y%m%dT%H%M%SZ}"
+        text = json.dumps(self.as_dict(), indent=2)
+        number = 1
+        while True:
+            path = reports / (f"{name}.json" if number == 1 else f"{name}-{number}.json")
+            try:
+                with path.open("x") as file:  # created here, or taken by another run: the next name
+                    file.write(text)
+                return path
+            except FileExistsError:
+                number += 1
 
     def summary(self) -> str:
         """One line per source: its runs by status, offers loaded and rows held back, the last error."""

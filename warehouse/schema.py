@@ -3,6 +3,8 @@
 raw.offers, raw.fx_rates and raw.api_token_prices are append-only: rows are inserted once per (run_id,
 parser_version) and never updated or deleted.
 A re-parse after a parser fix adds a new parser_version beside the old rows; staging reads the newest.
+Taking an import back (`gpuprices import undo`) appends to raw.retractions; the staging models leave retracted runs
+and quotes out (warehouse/retractions.py).
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ RAW_TABLES = {
         error             VARCHAR,              -- why the run failed or was quarantined
         landing_path      VARCHAR,              -- relative to the data home
         is_synthetic      BOOLEAN NOT NULL,     -- loaded from a recorded response that is not a real capture
-        trigger           VARCHAR NOT NULL,     -- daily | offline | reparse | backfill
+        trigger           VARCHAR NOT NULL,     -- daily | offline | reparse | backfill | import
+        data_origin       VARCHAR,              -- the landing manifest's: captured | imported | stale_capture |
+                                                --   reconstructed | synthetic; NULL when nothing landed, and in
+                                                --   rows loaded before it was recorded (staging derives those)
         PRIMARY KEY (run_id, parser_version)
     """,
     "raw.offers": """
@@ -102,6 +107,17 @@ RAW_TABLES = {
         landing_ref                    VARCHAR NOT NULL,
         is_synthetic                   BOOLEAN NOT NULL
     """,
+    "raw.retractions": """
+        import_id     VARCHAR NOT NULL,     -- as `gpuprices import list` names it: a price file's run id or a
+                                            --   quotes load id
+        kind          VARCHAR NOT NULL,     -- prices | quotes
+        run_id        VARCHAR NOT NULL,     -- what is left out: a day-run of the file (raw.ingest_runs, raw.offers), or
+                                            --   the quotes load (raw.quotes.load_id)
+        source        VARCHAR,              -- the price import's source name; NULL for quotes
+        retracted_at  TIMESTAMPTZ NOT NULL,
+        reason        VARCHAR NOT NULL,     -- why (`gpuprices import undo --reason`)
+        PRIMARY KEY (run_id)
+    """,
     "raw.quarantine": """
         run_id          VARCHAR NOT NULL,
         parser_version  INTEGER NOT NULL,
@@ -136,15 +152,17 @@ RAW_TABLES = {
 
 
 # Point in time: what each source last showed at `as_of` (its newest loaded run observed by then), as the warehouse
-# knew it at `known_at` (runs and re-parses ingested by then; NULL = now). A source that failed at as_of keeps its
-# previous good snapshot. Because raw rows are only ever appended, the answer for a past (as_of, known_at) never
-# changes: `SELECT * FROM raw.offers_as_of(TIMESTAMPTZ '2026-04-20 23:30+00')`.
+# knew it at `known_at` (runs and re-parses ingested by then, less the imports retracted by then; NULL = now). A
+# source that failed at as_of keeps its previous good snapshot. Because raw rows (retractions too) are only ever
+# appended, the answer for a past (as_of, known_at) never changes:
+# `SELECT * FROM raw.offers_as_of(TIMESTAMPTZ '2026-04-20 23:30+00')`.
 OFFERS_AS_OF_SQL = """
 CREATE OR REPLACE MACRO raw.offers_as_of(as_of, known_at := NULL) AS TABLE
 WITH runs AS (
     SELECT run_id, parser_version, source, observed_at
     FROM raw.ingest_runs
     WHERE status = 'loaded' AND observed_at <= as_of AND (known_at IS NULL OR finished_at <= known_at)
+      AND run_id NOT IN (SELECT run_id FROM raw.retractions WHERE known_at IS NULL OR retracted_at <= known_at)
 ),
 current_parse AS (
     SELECT run_id, max(parser_version) AS parser_version FROM runs GROUP BY run_id
@@ -177,6 +195,7 @@ def create_raw_schema(connection) -> None:
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS via VARCHAR")
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS interconnect VARCHAR")
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS cluster_network VARCHAR")
+    connection.execute("ALTER TABLE raw.ingest_runs ADD COLUMN IF NOT EXISTS data_origin VARCHAR")
     # Columns renamed so one thing has one name from raw to mart (the values are untouched).
     for table, old, new in RENAMED_COLUMNS:
         schema, name = table.split(".")

@@ -3,7 +3,7 @@ published schema, which one it read and why), quarantined results, suspect price
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from scrapers.cloud.skypilot import catalog_notes
 from warehouse import db
@@ -58,8 +58,10 @@ def status() -> dict:
             connection,
             f"""
             WITH last_run AS (
-                SELECT source, arg_max(status, observed_at) AS last_status, max(observed_at) AS last_observed_at,
-                       arg_max(error, observed_at) AS last_error, count(*) AS runs,
+                -- the last run: the newest observation, and of two runs of one observation (a rerun) the later
+                SELECT source, arg_max(status, (observed_at, finished_at)) AS last_status,
+                       max(observed_at) AS last_observed_at,
+                       arg_max(error, (observed_at, finished_at)) AS last_error, count(*) AS runs,
                        bool_and(trigger = 'import') AS is_imported
                 FROM raw.ingest_runs GROUP BY source
             ), last_good AS (
@@ -72,6 +74,9 @@ def status() -> dict:
             FROM last_run LEFT JOIN last_good USING (source) ORDER BY source
             """,
         )
+        # the newest observation of a feed (imports and backfills bring history observed elsewhere or earlier)
+        newest_run_at = connection.execute(
+            "SELECT max(observed_at) FROM raw.ingest_runs WHERE trigger NOT IN ('import', 'backfill')").fetchone()[0]
         carry_days = carry_forward_days()
         notes = catalog_notes()  # which catalog schema each discovering SkyPilot source read, and why
         for row in sources:
@@ -121,6 +126,8 @@ def status() -> dict:
             connection, "marts", "gpu_prices_by_source_daily") else []
     return {
         "checked_at": now,
+        "newest_run_at": newest_run_at,
+        "newest_run_age_hours": round((now - newest_run_at).total_seconds() / 3600, 1) if newest_run_at else None,
         "sources": sources,
         "quarantined_results": quarantined,
         "quarantined_rows": rejected_rows,
@@ -130,8 +137,45 @@ def status() -> dict:
     }
 
 
+# Runs that ended without loading for a reason a scheduler must hear about. Not `skipped`: a source without its API
+# key is skipped by configuration, every day, and says so in `status`.
+FAILED_STATUSES = ("failed", "blocked", "parse_error", "quarantined")
+
+
+def _hours(delta: timedelta) -> str:
+    return f"{delta.total_seconds() / 3600:.1f} h"
+
+
+def problems(report: dict, max_age: timedelta) -> list[str]:
+    """`gpuprices status --check`: one line per problem. The newest feed run older than `max_age` by the wall clock
+    (a scheduler that stopped); a source whose last run failed; a source whose daily rows are a carried-forward
+    snapshot or that was dropped from them. Imported histories have no feed to check."""
+    found = []
+    newest = report["newest_run_at"]
+    if newest is None:
+        found.append("no run yet: nothing has been collected (gpuprices run)")
+    elif report["checked_at"] - newest > max_age:
+        age = _hours(report["checked_at"] - newest)
+        found.append(f"newest run {newest.astimezone(UTC):%Y-%m-%d %H:%M} UTC is {age} old by the clock, over the "
+                     f"max age of {_hours(max_age)}: is the daily job still scheduled?")
+    for source in report["sources"]:
+        if source["is_imported"]:
+            continue
+        if source["last_status"] in FAILED_STATUSES:
+            error = " ".join((source["last_error"] or "").split())[:200]
+            found.append(f"{source['source']}: last run {source['last_status']} "
+                         f"({source['last_observed_at'].astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
+                         + (f": {error}" if error else ""))
+        if source["state"].startswith("stale"):
+            found.append(f"{source['source']}: {source['state']}")
+    return found
+
+
 def render(report: dict) -> str:
-    lines = ["Sources (last run; freshness = time since the last loaded observation)"]
+    newest = report.get("newest_run_at")
+    lines = [f"Newest run: {newest.astimezone(UTC):%Y-%m-%d %H:%M} UTC, {report['newest_run_age_hours']} h ago"
+             if newest else "Newest run: none yet", ""]
+    lines.append("Sources (last run; freshness = time since the last loaded observation)")
     for s in report["sources"]:
         age = f"{s['age_hours']}h ago" if s["age_hours"] is not None else "never loaded"
         synthetic = "  [synthetic rows]" if s["has_synthetic_rows"] else ""

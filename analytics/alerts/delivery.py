@@ -63,15 +63,16 @@ def _email(settings: dict, recipients: list[str], event: dict) -> None:
         smtp.send_message(message)
 
 
-def _with_retries(send, pause_s: float) -> tuple[int, str | None]:
+def _with_retries(send, pause_s: float, secrets: tuple[str, ...] = ()) -> tuple[int, str | None]:
     error = None
     for attempt in range(1, ATTEMPTS + 1):
         try:
             send()
             return attempt, None
         except Exception as failure:  # noqa: BLE001 - any failure is retried, then logged; never raised
-            # httpx puts the webhook URL (its token) into its error text
-            error = redact(f"{type(failure).__name__}: {failure}")
+            # httpx puts the webhook URL (its token) into its error text, in its own spelling (host lower-cased,
+            # path percent-encoded): redacted by the URL's parts, wherever the URL was configured
+            error = redact(f"{type(failure).__name__}: {failure}", also=secrets)
             if attempt < ATTEMPTS:
                 time.sleep(pause_s * attempt)
     return ATTEMPTS, error
@@ -89,13 +90,15 @@ def deliver(events: list[dict], delivery: dict) -> list[dict]:
     }
     channels = []
     if webhook_url:
-        channels.append(("webhook", lambda event: _webhook(webhook_url, event)))
+        channels.append(("webhook", lambda event: _webhook(webhook_url, event), (webhook_url,)))
     if recipients and smtp["host"]:
-        channels.append(("email", lambda event: _email(smtp, recipients, event)))
+        password = (smtp["password"],) if smtp["password"] else ()
+        channels.append(("email", lambda event: _email(smtp, recipients, event), password))
     results = []
     for event in events:
-        for channel, send in channels:
-            attempts, error = _with_retries(lambda send=send, event=event: send(event), environment.retry_pause_s)
+        for channel, send, secrets in channels:
+            attempts, error = _with_retries(lambda send=send, event=event: send(event), environment.retry_pause_s,
+                                            secrets)
             status = "failed" if error else "delivered"
             record_delivery(event["event_id"], channel, status, attempts, error)
             results.append({"event_id": event["event_id"], "channel": channel, "status": status,

@@ -27,7 +27,7 @@ from analytics.alerts.rules import (
     RuleError,
     load_config,
 )
-from analytics.buy_signal import RULES, SIGNAL
+from analytics.buy_signal import DECISION_RULE, RULES
 from analytics.price_history import series as price_series
 from scrapers.gpu_names import resolve_typed
 from warehouse import db
@@ -177,7 +177,7 @@ def signal_fires_on(connection, gpu_id: str, market: str, day: date) -> bool | N
     if found is None or day < found.days[0]:
         return None
     known = [price for observed, price in zip(found.days, found.prices, strict=True) if observed <= day]
-    return bool(RULES[SIGNAL](known)[-1])
+    return bool(RULES[DECISION_RULE](known)[-1])
 
 
 def resolve_rules(connection: duckdb.DuckDBPyConnection, rules: list[Rule]) -> dict[str, str]:

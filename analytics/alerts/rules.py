@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import tomllib
+import unicodedata
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -38,6 +39,10 @@ class Rule:
     def validate(self) -> Rule:
         if not re.fullmatch(r"[\w.-]{1,60}", self.name):
             raise RuleError(f"rule name {self.name!r}: letters, digits, '-', '_' or '.' only")
+        # a GPU name is echoed in every alert, message and delivery: a control character (an escape sequence, a
+        # newline, a right-to-left override) would rewrite the terminal or the message around it
+        if not (self.gpu or "").strip() or any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in self.gpu):
+            raise RuleError(f"{self.name}: gpu {self.gpu!r} must be a GPU name without control characters")
         if self.market not in MARKETS:
             raise RuleError(f"{self.name}: market must be one of {', '.join(MARKETS)}, not {self.market!r}")
         if self.condition not in CONDITIONS:

@@ -62,7 +62,7 @@ def remove(args) -> int:
 
 def check(args) -> int:
     rules, delivery = load_config()
-    day = date.fromisoformat(args.date) if args.date else latest_price_date()
+    day = args.date or latest_price_date()
     events = evaluate([day], rules)
     for event in events:
         print(f"ALERT {event['message']}")
@@ -96,5 +96,6 @@ def register(commands) -> None:
     alerts.add_argument("--include-suspect", action="store_true",
                         help="add: watch every provider's lowest price, suspect ones included (default: credible "
                              "prices only, marts.gpu_market_prices_daily)")
-    alerts.add_argument("--date", help="check: the day to evaluate (default: the latest day in the marts)")
+    alerts.add_argument("--date", type=date.fromisoformat,
+                        help="check: the day to evaluate, YYYY-MM-DD (default: the latest day in the marts)")
     alerts.set_defaults(func=cmd_alerts)

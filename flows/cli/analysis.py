@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from analytics.estimate import (
@@ -13,32 +12,39 @@ from analytics.estimate import (
     model_for,
 )
 from analytics.validate import format_validation, validate
-from flows.cli.common import json_default
+from flows.cli.common import json_text, positive
+
+
+# a request the formulas cannot answer (a 0 or negative count, NaN, infinity, an MFU above 1) is one usage line
+SHARE = positive(float, "a share of the peak", at_most=1)
+WHOLE = positive(int, "a whole number")
+THROUGHPUT = positive(float, "a throughput in tokens per second")
 
 
 def cmd_estimate(args) -> int:
     try:
         if args.validate:
             result = validate(args.validate)
-            print(json.dumps(result, default=json_default, ensure_ascii=False, indent=2) if args.json
-                  else format_validation(result))
+            print(json_text(result, indent=2) if args.json else format_validation(result))
             return 0
         model = model_for(args.model, args.params, args.active_params, args.tokens, args.layers, args.d_model,
                           args.kv_values, args.sequence_length)
         rows = estimate(EstimateRequest(
             model=model, gpu=args.gpu, mfu=args.mfu, precision=args.precision, recompute=args.recompute,
             cluster_gpus=args.gpus, inference=args.inference, prompt_tokens=args.prompt_tokens,
-            output_tokens=args.output_tokens, tokens_per_second=args.tokens_per_second,
+            output_tokens=args.output_tokens, tokens_per_second=args.tokens_per_second, term=args.term,
         ))
     except (EstimateError, FileNotFoundError) as error:
         print(f"gpuprices estimate: {error}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(rows[0] if args.gpu else rows, default=json_default, ensure_ascii=False, indent=2))
+        print(json_text(rows[0] if args.gpu else rows, indent=2))
     else:
         view = "serving" if args.inference else "training"
         # a cluster is rented from a cloud; one serving machine may be a marketplace's ask
         priced_at = "serving machine at cloud and marketplace prices" if args.inference else "cluster at cloud prices"
+        if args.term:
+            priced_at += f", and at the cheapest {args.term} commitment"
         print(f"{model.name}: {view} estimate, {args.precision}, {priced_at}"
               + (f", {len(rows)} GPUs ranked" if not args.gpu else ""))
         print(format_rows(rows, args.inference))
@@ -53,23 +59,26 @@ def register(commands) -> None:
     est.add_argument("--active-params", help="active parameters per token for a mixture of experts, e.g. 37B")
     est.add_argument("--tokens", help="training tokens, e.g. 2T")
     est.add_argument("--gpu", help="a canonical GPU id or any alias ('H100-80GB', 'A100 80GB'); default: rank all")
-    est.add_argument("--mfu", type=float,
+    est.add_argument("--mfu", type=SHARE,
                      help="a stated share of the dense peak instead of the efficiency model (efficiency_basis 'stated')")
     est.add_argument("--precision", default="bf16", choices=["bf16", "fp8", "int4"],
                      help="tensor precision, default bf16; fp8 uses the FP8 peak at the FP8 efficiency "
                           "(int4 = weight-only, serving only)")
     est.add_argument("--recompute", action="store_true", help="full activation recomputation (8*N*D)")
-    est.add_argument("--gpus", type=int, help="cluster size for wall-clock days (default: the assumption, or min GPUs)")
-    est.add_argument("--layers", type=int, help="layers, for activation memory / KV cache (with --params)")
-    est.add_argument("--d-model", type=int, help="hidden size, for activation memory and attention (with --params)")
-    est.add_argument("--sequence-length", type=int,
+    est.add_argument("--gpus", type=WHOLE, help="cluster size for wall-clock days (default: the assumption, or min GPUs)")
+    est.add_argument("--layers", type=WHOLE, help="layers, for activation memory / KV cache (with --params)")
+    est.add_argument("--d-model", type=WHOLE, help="hidden size, for activation memory and attention (with --params)")
+    est.add_argument("--sequence-length", type=WHOLE,
                      help="training tokens per sequence, for the attention FLOPs (default: the model's, or the assumption)")
-    est.add_argument("--kv-values", type=int, help="KV cache values per token per layer (with --params --inference)")
+    est.add_argument("--kv-values", type=WHOLE, help="KV cache values per token per layer (with --params --inference)")
     est.add_argument("--inference", action="store_true", help="the serving view: GPUs, tokens/s, $ per M tokens")
-    est.add_argument("--prompt-tokens", type=int, help="serving: prompt tokens per request (default: the assumption)")
-    est.add_argument("--output-tokens", type=int, help="serving: output tokens per request (default: the assumption)")
-    est.add_argument("--tokens-per-second", type=float,
+    est.add_argument("--prompt-tokens", type=WHOLE, help="serving: prompt tokens per request (default: the assumption)")
+    est.add_argument("--output-tokens", type=WHOLE, help="serving: output tokens per request (default: the assumption)")
+    est.add_argument("--tokens-per-second", type=THROUGHPUT,
                      help="serving: a stated output throughput of the whole deployment (default: roofline estimate)")
+    est.add_argument("--term", choices=["1y", "3y"],
+                     help="also price the run at the day's cheapest 1- or 3-year commitment (markets reserved_1y / "
+                          "reserved_3y), with the break-even utilisation against on-demand")
     est.add_argument("--validate", metavar="FILE.csv",
                      help="estimated vs reported GPU-hours of published runs (analytics/calibration/"
                           "training_runs_calibration.csv), the efficiency model beside the naive 40%% rule")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from flows.cli import alerts, analysis, data, pipeline, signals, tools
+from flows.cli import alerts, analysis, data, outlook, pipeline, signals, tools
 from flows.cli.common import UsageError, one_line
+from warehouse.db import WarehouseBusy
 
-GROUPS = (pipeline, data, analysis, signals, alerts, tools)
+GROUPS = (pipeline, data, analysis, signals, outlook, alerts, tools)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -34,6 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, UsageError) as error:
         print(f"gpuprices: {one_line(error)}", file=sys.stderr)
         return 2
+    except WarehouseBusy as error:  # a writer gave up waiting for the warehouse file: an expected failure
+        print(f"gpuprices {args.command}: {one_line(error)}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # the reader went away (`gpuprices sql ... | head`): nothing more to say to it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush does not raise again
+        return 1
 
 
 if __name__ == "__main__":

@@ -3,14 +3,16 @@ backfill, serve, limits."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from flows.cli.common import UsageError, one_line, print_json_line, source_list
+from flows.cli.common import UsageError, duration, one_line, print_json_line, source_list, yaml_mapping
 from flows.scale_out import apply_limits, concurrency_limits
+from flows.schedule import Schedule, ScheduleError, serve
 from scrapers.errors import SourceError
 from scrapers.http import HttpClient
 from scrapers.registry import all_sources
@@ -21,6 +23,7 @@ from warehouse.build import run_unit_tests
 from warehouse.export import export_marts
 from warehouse.pipeline import fetch_only, ingest_landed_runs, parse_file
 from warehouse.report import progress
+from warehouse.status import FAILED_STATUSES
 
 
 def cmd_run(args) -> int:
@@ -59,6 +62,13 @@ def cmd_run(args) -> int:
         return 1
     if report["built"]:
         print('try: gpuprices sql "select * from marts.gpu_prices_daily order by price_date desc limit 5"')
+    # a rerun of a failed landing says already_<status>: the failure still stands
+    failed = [s for s in report["sources"] if s["status"].removeprefix("already_") in FAILED_STATUSES]
+    if args.strict and failed:
+        names = ", ".join(f"{s['source']} ({s['status']})" for s in failed)
+        print(f"error: --strict: {len(failed)} of {len(report['sources'])} source-runs did not load: {names}",
+              file=sys.stderr)
+        return 3
     return 0
 
 
@@ -151,10 +161,29 @@ def cmd_export(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from flows.daily import daily  # Prefect: only for the commands that run flows
+    """The daily job at every scheduled time, by serve's own clock (flows/schedule.py): nothing else to set up."""
+    try:
+        schedule = Schedule(every=args.every) if args.every else Schedule(cron=args.cron)
+    except ScheduleError as error:
+        raise UsageError(str(error)) from None
+    if args.runs is not None and args.runs < 1:
+        raise UsageError(f"--runs must be 1 or more, got {args.runs}")
+    source_list(args.sources)  # an unknown source ends serve now, not at the first scheduled time
+    return serve(schedule, run_arguments(args), args.runs)
 
-    daily.serve(name="gpuprices-daily", cron=args.cron, parameters={"build": True, "export": True})
-    return 0
+
+def run_arguments(args) -> list[str]:
+    """The `gpuprices run` options serve was given, for each scheduled run."""
+    arguments = ["--offline"] if args.offline else []
+    if args.sources:
+        arguments += ["--sources", args.sources]
+    for option in ("since", "until"):
+        if getattr(args, option):
+            arguments += [f"--{option}", getattr(args, option).isoformat()]
+    for option in ("no_build", "no_export", "strict"):
+        if getattr(args, option):
+            arguments.append(f"--{option.replace('_', '-')}")
+    return arguments
 
 
 def cmd_limits(args) -> int:
@@ -168,14 +197,32 @@ def cmd_limits(args) -> int:
     return 0
 
 
+RUN_EXIT_STATUSES = """exit status:
+  0  the run ended and at least one source loaded (or had loaded this observation before); without
+     --strict, other sources may have failed: the lines above and the run report name them
+  1  nothing loaded (every source-run failed or was skipped), or the run itself failed (its error says why)
+  2  a usage error: an unknown source, a bad date or option
+  3  --strict only: at least one source-run failed, was blocked, could not be parsed or was quarantined
+     (a source skipped for want of its API key is not a failure)"""
+
+
+def add_run_options(parser) -> None:
+    """`gpuprices run`'s options; serve takes them too and passes them to every run it starts."""
+    parser.add_argument("--offline", action="store_true",
+                        help="replay every bundled day from the local recorded server")
+    parser.add_argument("--sources", help="comma-separated source ids (default: all)")
+    parser.add_argument("--since", type=date.fromisoformat, help="offline: first day to replay (YYYY-MM-DD)")
+    parser.add_argument("--until", type=date.fromisoformat, help="offline: last day to replay (YYYY-MM-DD)")
+    parser.add_argument("--no-build", action="store_true", help="load only; skip dbt build and export")
+    parser.add_argument("--no-export", action="store_true", help="skip the Parquet export")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 3 when any source-run failed (default: exit 1 only when nothing loaded)")
+
+
 def register(commands) -> None:
-    run = commands.add_parser("run", help="the daily flow: fetch, load, dbt build, Parquet export, report")
-    run.add_argument("--offline", action="store_true", help="replay every bundled day from the local recorded server")
-    run.add_argument("--sources", help="comma-separated source ids (default: all)")
-    run.add_argument("--since", type=date.fromisoformat, help="offline: first day to replay (YYYY-MM-DD)")
-    run.add_argument("--until", type=date.fromisoformat, help="offline: last day to replay (YYYY-MM-DD)")
-    run.add_argument("--no-build", action="store_true", help="load only; skip dbt build and export")
-    run.add_argument("--no-export", action="store_true", help="skip the Parquet export")
+    run = commands.add_parser("run", help="the daily flow: fetch, load, dbt build, Parquet export, report",
+                              epilog=RUN_EXIT_STATUSES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_run_options(run)
     run.set_defaults(func=cmd_run)
 
     fetch = commands.add_parser("fetch", help="fetch and land raw documents only (no parse, no load)")
@@ -209,7 +256,7 @@ def register(commands) -> None:
 
     build = commands.add_parser("build", help="dbt build (seeds, models, data tests); --unit-tests: the formulas' tests")
     build.add_argument("--select", help="a dbt selector")
-    build.add_argument("--vars", help="override estimate assumptions, YAML: '{mfu: 0.35, pue: 1.2}'")
+    build.add_argument("--vars", type=yaml_mapping, help="override estimate assumptions, YAML: '{mfu: 0.35, pue: 1.2}'")
     build.add_argument("--full-refresh", action="store_true",
                        help="rebuild every day (default: only the days changed since the last build)")
     build.add_argument("--unit-tests", action="store_true",
@@ -219,9 +266,16 @@ def register(commands) -> None:
 
     commands.add_parser("export", help="export the marts to Parquet partitioned by date").set_defaults(func=cmd_export)
 
-    serve = commands.add_parser("serve", help="serve the daily flow on a cron schedule (Prefect flow.serve)")
-    serve.add_argument("--cron", default="0 6 * * *", help="cron schedule, UTC (default: 06:00 daily)")
-    serve.set_defaults(func=cmd_serve)
+    serve_command = commands.add_parser(
+        "serve", help="run the daily job on a schedule, by its own clock: `gpuprices run` at every scheduled time",
+        description="Keeps running and starts `gpuprices run` (with the run options given here) at every scheduled "
+                    "time; needs no Prefect server. Ctrl-C or SIGTERM stops it (and a run going on).")
+    when = serve_command.add_mutually_exclusive_group()
+    when.add_argument("--cron", default="0 6 * * *", help="cron schedule, UTC (default: 06:00 daily)")
+    when.add_argument("--every", type=duration, help="a fixed interval instead, e.g. 6h or 30s")
+    serve_command.add_argument("--runs", type=int, help="stop after this many runs (default: never)")
+    add_run_options(serve_command)
+    serve_command.set_defaults(func=cmd_serve)
 
     limits = commands.add_parser("limits", help="per-host Prefect concurrency limits for runs on a work pool")
     limits.add_argument("--per-host", type=int, default=1, help="sources fetching from one host at once")

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import duckdb
 
 from analytics.buy_signal import SIGNAL
 from analytics.price_history import backtest_report
-from flows.cli.common import UsageError, json_default, one_line
+from flows.cli.common import UsageError, json_text, one_line
+from flows.cli.outlook import cmd_backtest_outlook
 from warehouse import db
 
 
@@ -26,12 +26,13 @@ def format_report(report: dict) -> str:
     mark = " [synthetic]"
     lines = [f"Buy within {report['window']} days of needing a card: savings vs buying at once, the oracle's "
              f"(the window's lowest price), and the share of the oracle's savings captured."]
-    rules = [SIGNAL, *report["overall"]["baselines"]]
+    rules = [SIGNAL, *report["overall"]["baselines"], *(["outlook"] if "outlook" in report["overall"] else [])]
     for row in report["series"]:
         lines.append(f"{row['gpu_id']} {row['market']} ({row['source']}, {row['first_day']} to {row['last_day']}, "
                      f"{row[SIGNAL]['days']} decision days){mark if row['is_synthetic'] else ''}")
         lines += [f"  {rule:17} {_figures(row[rule])}" for rule in rules]
-    overall = {SIGNAL: report["overall"]["signal"], **report["overall"]["baselines"]}
+    overall = {SIGNAL: report["overall"]["signal"], **report["overall"]["baselines"],
+               **({"outlook": report["overall"]["outlook"]} if "outlook" in report["overall"] else {})}
     lines.append(f"overall, {len(report['series'])} series (share = mean savings / mean oracle savings)"
                  f"{mark if report['is_synthetic'] else ''}")
     lines += [f"  {rule:17} {_figures(overall[rule])}" for rule in rules]
@@ -41,6 +42,8 @@ def format_report(report: dict) -> str:
 
 
 def cmd_backtest(args) -> int:
+    if args.outlook:  # the outlook scored walk-forward (issue 26): flows/cli/outlook.py
+        return cmd_backtest_outlook(args)
     if args.window < 1:
         raise UsageError("--window must be at least 1 day")
     try:
@@ -56,7 +59,7 @@ def cmd_backtest(args) -> int:
               f"({len(report['skipped'])} too short)", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(report, default=json_default, indent=2))
+        print(json_text(report, indent=2))
     else:
         print(format_report(report))
     return 0
@@ -67,4 +70,7 @@ def register(commands) -> None:
     backtest.add_argument("--window", type=int, default=30, help="days the buyer can wait (default 30)")
     backtest.add_argument("--source", help="only this source's prices (e.g. keepa-amazon)")
     backtest.add_argument("--json", action="store_true")
+    backtest.add_argument("--outlook", action="store_true",
+                          help="score the price outlook instead: Brier skill, 80%% coverage, quantile loss")
+    backtest.add_argument("--horizon", type=int, default=30, help="with --outlook: days ahead (default 30)")
     backtest.set_defaults(func=cmd_backtest)

@@ -52,8 +52,8 @@ def register(commands) -> None:
     bench.add_argument("--file", help="import: a real long-format CSV in the import's columns instead")
     bench.add_argument("--keep", action="store_true", help="import: keep the file and the temporary data home")
     bench.add_argument("--per-host", type=int, default=1, help="scale-out: sources fetching from one host at once")
-    bench.add_argument("--shard-timeout-s", type=float, default=60.0,
-                       help="scale-out: how long the parent waits for a shard")
+    bench.add_argument("--shard-timeout-s", type=float, default=120.0,
+                       help="scale-out: how long the parent waits for a shard before it cancels it")
     bench.add_argument("--megabytes", type=int, default=500, help="aws: size of the synthetic offer file")
     bench.add_argument("--years", type=int, default=3, help="build: longest history (1 month, 1 year, 3 years)")
     bench.add_argument("--marketplace-offers", type=int, default=10_000, help="build: marketplace offers per day")

@@ -69,8 +69,8 @@ preferred_sources as (
     ) = 1
 )
 
--- only the columns the layers above read: every other one is in int_offers__daily, and writing 40 columns of
--- millions of rows cost a full 3-year rebuild about 20 s (gpuprices bench build)
+-- only the columns the layers above (and the tests of the conversion) read: every other one is in int_offers__daily;
+-- writing all 40 columns of millions of rows cost a full 3-year rebuild about 20 s (gpuprices bench build)
 select
     complete.price_date,
     complete.observed_at,
@@ -84,13 +84,16 @@ select
     complete.gpu_count,
     complete.pricing_type,
     complete.price,
+    complete.price_per_unit,
     complete.currency,
+    complete.fx_rate_date,
     complete.price_per,
     complete.unit_price_usd,
     complete.region,
     complete.instance_type,
     complete.instance_family,
     complete.condition,
+    complete.in_stock,
     complete.url,
     complete.is_synthetic,
     complete.is_carried_forward

@@ -1,7 +1,9 @@
 {{ config(schema='staging', materialized='view') }}
--- One row per offer observation as loaded, typed and renamed for the layers above. No filtering here.
+-- One row per offer observation as loaded, typed and renamed for the layers above. The one filter: the offers of a
+-- retracted import (`gpuprices import undo`, raw.retractions) are left out, so no model above sees them.
 with source as (
     select * from {{ source('raw', 'offers') }}
+    where run_id not in (select run_id from {{ source('raw', 'retractions') }})
 ),
 
 marketplaces as (
@@ -29,7 +31,6 @@ renamed as (
         offer_id,
         title,
         raw_gpu_name,
-        gpu_id as parsed_gpu_id,
         gpu_count,
         pricing_type,
         term_months,

@@ -1,7 +1,8 @@
 {{ config(schema='staging', materialized='view') }}
--- One row per loaded quote line, as loaded.
+-- One row per loaded quote line, as loaded; the lines of a retracted load (`gpuprices import undo`) are left out.
 with source as (
     select * from {{ source('raw', 'quotes') }}
+    where load_id not in (select run_id from {{ source('raw', 'retractions') }} where kind = 'quotes')
 )
 
 select

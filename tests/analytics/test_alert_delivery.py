@@ -51,6 +51,55 @@ def test_a_failed_webhook_is_recorded_without_its_token(recorded, failing_webhoo
     assert "HOOKSECRET98765" not in repr(recorded) + repr(result)
 
 
+# The URL as configured, and how httpx writes it back in its error ("... for url 'http://...'"): a trailing space
+# as %20, the host lower-cased, a non-ASCII path percent-encoded. Every token ends in 98765 (no port can: > 65535).
+SPELLINGS = {
+    "trailing space": "http://127.0.0.1:{port}/services/T0001/B0002/HOOKSECRET98765 ",
+    "upper-case host": "http://LOCALHOST:{port}/services/T0001/B0002/HOOKSECRET98765",
+    "upper-case scheme and host": "HTTP://LocalHost:{port}/services/T0001/B0002/HOOKSECRET98765",
+    "non-ASCII path": "http://127.0.0.1:{port}/services/T0001/B0002/HOOKSÉCRET98765",
+    "space in the path": "http://127.0.0.1:{port}/services/T0001/B0002/HOOK SECRET98765",
+    "dot segments": "http://127.0.0.1:{port}/services/T0001/B0002/../B0002/HOOKSECRET98765",
+    "non-ASCII query": "http://127.0.0.1:{port}/hook?id=ÀBC-SECRET-98765",
+}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_a_webhook_url_httpx_rewrites_never_shows_its_token(home, failing_webhook, monkeypatch, capsys, spelling):
+    """`gpuprices alerts check` with a webhook that answers 500: the console and alerts.deliveries (and every file
+    and table of the data home) say it failed with status 500, never with the token, however httpx spelled the URL."""
+    from conftest import everything_left_behind
+
+    from flows.cli import alerts as alerts_cli
+    from flows.cli.main import main
+
+    port = failing_webhook.rsplit(":", 1)[1]
+    monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", SPELLINGS[spelling].format(port=port))
+    monkeypatch.setenv("GPUPRICES_ALERT_RETRY_PAUSE_S", "0")
+    monkeypatch.setattr(alerts_cli, "evaluate", lambda days, rules: [{**EVENT, "price_date": days[0]}])
+    assert main(["alerts", "check", "--date", "2026-05-01"]) == 0
+    console = capsys.readouterr()
+    assert "webhook: failed after 3 attempt(s)" in console.out and "500" in console.out  # httpx's error, quoted
+    texts = everything_left_behind(home, console.out + console.err)
+    assert "500" in texts["alerts.deliveries.error"].decode()
+    leaks = {where for where, text in texts.items() if b"98765" in text or "98765".encode("utf-16-le") in text}
+    assert not leaks, {where: texts[where][:300] for where in leaks}
+
+
+def test_a_secret_url_is_redacted_by_its_parts_in_any_spelling(monkeypatch):
+    from config.redact import redact
+
+    monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", "https://Hooks.Example.test/services/T1/B2/TOKÉN-98765 ")
+    for text in ("for url 'https://hooks.example.test/services/T1/B2/TOK%C3%89N-98765%20'",
+                 "for url 'https://hooks.example.test:443/services/T1/B2/./TOK%c3%89N-98765'",
+                 "POST /services/T1/B2/tok%C3%A9n-98765 answered 500",
+                 "redirected to http://HOOKS.example.test/services/T1/B2/TOKÉN-98765/retry"):
+        assert "98765" not in redact(text), text
+    # the same host at another path, and other hosts, are left as they are
+    assert redact("see https://hooks.example.test/status") == "see https://hooks.example.test/status"
+    assert redact("https://example.test/services/T1/B2/x") == "https://example.test/services/T1/B2/x"
+
+
 class FakeSmtp:
     """Stands in for smtplib.SMTP / SMTP_SSL: records how the channel was secured and refuses the login."""
 

@@ -50,3 +50,11 @@ def test_every_usual_spelling_of_a_gpu_resolves(typed, gpu_id):
 @pytest.mark.parametrize("typed", ["XYZ 9000", "A100 48GB", "H100 SXM 40GB", ""])
 def test_a_gpu_we_do_not_know_is_not_guessed(typed):
     assert resolve_typed(typed, KNOWN_IDS) is None
+
+
+def test_a_term_other_than_1y_or_3y_is_refused_before_the_warehouse_is_opened():
+    from analytics.estimate import TERMS, EstimateRequest, ModelShape, estimate
+
+    assert TERMS == {"1y": ("reserved_1y", 365), "3y": ("reserved_3y", 1095)}
+    with pytest.raises(EstimateError, match="term: one of 1y, 3y"):
+        estimate(EstimateRequest(model=ModelShape("m", 7e9, 7e9, 2e12), term="2y"))

@@ -178,6 +178,36 @@ def test_chart_text_is_escaped_in_the_page():
     assert spec["data"][0]["x"][0] == "2024-01-01"
 
 
+def test_the_providers_behind_the_index_are_listed_beside_it_escaped_and_marked():
+    """The provider moves (dashboards/data.py, from marts.gpu_price_relatives_daily) under the index chart: each
+    mover with its change, latest price and synthetic mark; a hostile provider name stays text; none: said so."""
+    index = [{"gpu_id": "h100-sxm5-80gb", "price_date": d, "channel": "cloud", "pricing_type": "on_demand",
+              "price_per": "gpu_hour", "price_index": 100.0, "matched_provider_count": 2, "is_synthetic": False}
+             for d in weekly(date(2024, 1, 1), date(2024, 3, 1))]
+    moves = [{"gpu_id": "h100-sxm5-80gb", "channel": "cloud", "pricing_type": "on_demand", "price_per": "gpu_hour",
+              "provider": "lambda", "matched_days": 29, "change": 0.16, "price_usd": Decimal("3.99"),
+              "last_date": date(2024, 3, 1), "is_synthetic": False},
+             {"gpu_id": "h100-sxm5-80gb", "channel": "cloud", "pricing_type": "spot", "price_per": "gpu_hour",
+              "provider": "<b>evil</b>", "matched_days": 3, "change": -0.043, "price_usd": Decimal("1.29"),
+              "last_date": date(2024, 3, 1), "is_synthetic": True}]
+
+    def render(provider_moves):
+        page = GpuPage(gpu_id="h100-sxm5-80gb", spec=None, name="H100", prices=[], signals=[], rent_vs_buy=None,
+                       cheapest_offers=[], price_index=index, provider_moves=provider_moves)
+        return environment().get_template("gpu.html").render(
+            latest_date=date(2024, 3, 1), has_synthetic=True, built_at="", root="../", title="H100", gpu=page,
+            any_deal=False, series_charts=[], index_chart=index_chart(index), gap_days=GAP_DAYS, offers_date=None,
+            provider_move_days=30)
+
+    html = render(moves)
+    rows = re.findall(r"<tr><td>cloud</td>.*?</tr>", html, re.S)
+    assert len(rows) == 2
+    assert "lambda" in rows[0] and "+16.0%" in rows[0] and "$3.99/GPU-h" in rows[0] and "synthetic" not in rows[0]
+    assert "-4.3%" in rows[1] and "synthetic" in rows[1]
+    assert "<b>evil</b>" not in html and "&lt;b&gt;evil&lt;/b&gt;" in html
+    assert "No provider's price moved in the last 30 days" in render([])
+
+
 # -- end to end: real-shaped weekly history imported beside the offline run's replay ----------------------------------
 HISTORY_SOURCE = "testcloud-history"
 HISTORY_PAGE = "h200-sxm-141gb.html"

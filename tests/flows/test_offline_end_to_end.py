@@ -149,8 +149,8 @@ SYNTHETIC_INPUTS = {
         select m.is_synthetic, p.is_synthetic as expected from marts.buy_signals m
         join marts.gpu_prices_daily p using (price_date, gpu_id, channel, pricing_type, price_per)""",
     "training_cost_daily": """
-        select m.is_synthetic, r.is_synthetic or coalesce(b.is_synthetic, false) as expected
-        from marts.training_cost_daily m
+        select m.is_synthetic, r.cloud_is_synthetic or coalesce(b.is_synthetic, false) as expected
+        from marts.training_cost_daily m  -- a cluster is priced at cloud offers only
         join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)
         left join intermediate.int_gpu_prices__purchase_daily b using (price_date, gpu_id)""",
     "inference_cost_daily": """
@@ -254,6 +254,30 @@ def test_the_price_index_starts_at_100_and_drives_the_weekly_moves(warehouse):
     for move in data.moves:
         assert move["price_index"] == pytest.approx(index[(move["gpu_id"], move["channel"], move["pricing_type"])])
         assert move["change"] == pytest.approx(move["price_index"] / move["week_ago_index"] - 1)
+    # Jevons over providers: each day's index move is the geometric mean of that day's provider relatives
+    jevons = sql_rows(warehouse, """
+        with days as (
+            select gpu_id, channel, pricing_type, price_per, price_date, price_index, matched_provider_count,
+                   lag(price_index) over (partition by gpu_id, channel, pricing_type, price_per order by price_date)
+                       as previous_index
+            from marts.gpu_price_index_daily),
+        relatives as (
+            select gpu_id, channel, pricing_type, price_per, price_date, exp(avg(log_relative)) as geometric_mean,
+                   count(*) as providers
+            from marts.gpu_price_relatives_daily group by all)
+        select count(*) as n, count(*) filter (where abs(days.price_index / days.previous_index
+                                                         - relatives.geometric_mean) > 1e-9
+                                               or days.matched_provider_count <> relatives.providers) as wrong
+        from days join relatives using (gpu_id, channel, pricing_type, price_per, price_date)""")[0]
+    assert jevons["n"] > 0 and jevons["wrong"] == 0, jevons
+    # and the GPU pages list each mover with the product of its relatives
+    moves = [(page.gpu_id, move) for page in data.gpus for move in page.provider_moves]
+    for gpu_id, move in moves:
+        product = sql_rows(warehouse, f"""
+            select exp(sum(log_relative)) - 1 as change from marts.gpu_price_relatives_daily
+            where gpu_id = '{gpu_id}' and channel = '{move["channel"]}' and pricing_type = '{move["pricing_type"]}'
+              and provider = '{move["provider"]}' and price_date > date '{move["last_date"]}' - interval 30 day""")
+        assert move["change"] == pytest.approx(product[0]["change"]) and move["change"] != 0
 
 
 def test_what_each_shop_charged_for_a_card_is_one_query_on_a_mart(warehouse):
@@ -687,3 +711,29 @@ def test_the_models_unit_tests_pass_on_the_built_warehouse(warehouse):
     """The daily build leaves the formulas' unit tests out (they test the SQL, not the day's data); they run here."""
     found = re.search(r"dbt unit tests: (\d+) passed", gpuprices(warehouse, "build", "--unit-tests").stdout)
     assert found and int(found.group(1)) >= 35  # every unit test of models/*/*.yml
+
+
+def test_the_marts_hold_only_the_categorical_values_schema_md_lists_and_every_offer_its_data_origin(warehouse):
+    from warehouse.docs import categorical_values
+
+    columns = sql_rows(warehouse, "select table_name, column_name from information_schema.columns "
+                                  "where table_schema = 'marts' order by all")
+    checked = 0
+    for column in columns:
+        table, name = column["table_name"], column["column_name"]
+        listed = categorical_values(table, name)
+        if listed:
+            found = {r["v"] for r in sql_rows(warehouse, f'select distinct "{name}" as v from marts.{table}')}
+            assert found - {None} <= set(listed), (table, name, found - set(listed))
+            checked += 1
+    assert checked >= 25
+    # the offers mart: one row per offer and day of int_offers__daily, each with what its run loaded
+    origins = {r["data_origin"]: r["n"] for r in sql_rows(
+        warehouse, "select data_origin, count(*) as n from marts.offers_daily group by all")}
+    assert set(origins) == {"captured", "imported", "stale_capture", "reconstructed", "synthetic"}
+    assert sum(origins.values()) == row_counts(warehouse)["intermediate.int_offers__daily"]
+    # what is not real data is flagged synthetic, whatever it is
+    assert sql_rows(warehouse, "select count(*) as n from marts.offers_daily "
+                               "where data_origin not in ('captured', 'imported') and not is_synthetic")[0]["n"] == 0
+    assert (warehouse / "export" / "offers_daily" / f"price_date={SINCE}").is_dir()
+    assert (warehouse / "export" / "gpu_price_index_daily" / f"price_date={SINCE}").is_dir()

@@ -6,6 +6,7 @@ history (recordings/retail_history/, provenance in its README)."""
 from __future__ import annotations
 
 import gzip
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import duckdb
@@ -289,3 +290,84 @@ def test_prices_stay_exact_and_a_price_per_gpu_is_rounded_half_even_once(home, t
         ("on_demand", Decimal("100.0000000005"), Decimal("8"), Decimal("12.500000")),  # 12.5000000000625
         ("reserved_1y", Decimal("2.0000005"), Decimal("1"), Decimal("2.000000")),  # half-even: ...0005 -> ...000
         ("spot", Decimal("2.5"), Decimal("0.333333"), Decimal("7.500000"))]
+
+
+# -- edges that must not get in (issue 28) ---------------------------------------------------------------------------
+def test_a_time_outside_the_observation_window_is_a_bad_row_with_its_reason(home, tmp_path):
+    """Not before 2006 (the first CUDA GPU), not after a day from now: a 9999-12-31 line made every later build fail
+    (a day after it overflows), a 2099 one made the overview read "GPU prices on 2099-01-01", 1900 loaded."""
+    ahead = (datetime.now(UTC) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    history = tmp_path / "dates.csv"
+    history.write_text(
+        HEADER
+        + "2026-01-01,Tesla T4,retail_new,1500,USD,,,,\n"
+        + "9999-12-31,Tesla T4,retail_new,1500,USD,,,,\n"
+        + "2099-01-01,Tesla T4,retail_new,1500,USD,,,,\n"
+        + "1900-01-01,Tesla T4,retail_new,1500,USD,,,,\n"
+        + "2005-12-31T23:59:59Z,Tesla T4,retail_new,1500,USD,,,,\n"
+        + "9999-12-31T23:00:00-05:00,Tesla T4,retail_new,1500,USD,,,,\n"  # year 10000 in UTC
+        + "0001-01-01T00:00:00+01:00,Tesla T4,retail_new,1500,USD,,,,\n"  # year 0 in UTC
+        + f"{ahead},Tesla T4,retail_new,1500,USD,,,,\n"
+        + "2006-01-01T00:00:00Z,Tesla T4,retail_new,1480,USD,,,,\n"  # the window's first moment
+    )
+    with pytest.raises(ImportFileError) as raised:
+        import_prices(history, "shop-history")
+    message = str(raised.value)
+    for line in range(3, 10):
+        assert f"line {line}: observed_at" in message and "outside the observation window (2006-01-01" in message
+    assert "line 2" not in message and "line 10" not in message
+    result = import_prices(history, "shop-history", bad_rows="quarantine")
+    assert (result.rows_quarantined, result.offers_loaded) == (7, 2)
+    assert rows(home, "SELECT min(observed_at)::date::varchar, max(observed_at)::date::varchar FROM raw.offers") == [
+        ("2006-01-01", "2026-01-01")]
+    held = rows(home, "SELECT detail::json->>'line', reason FROM raw.quarantine ORDER BY 1")
+    assert [line for line, _ in held] == ["3", "4", "5", "6", "7", "8", "9"]
+    assert all("outside the observation window" in reason for _, reason in held)
+    # a Keepa history the same
+    keepa = tmp_path / "keepa.json"
+    keepa.write_text('{"gpu_name": "Tesla T4", "prices": {"2026-03-02T10:00:00": 1480.0, "2099-01-01T00:00:00": 1}}')
+    with pytest.raises(ImportFileError, match=r"entry 2099-01-01T00:00:00: observed_at .* outside the observation"):
+        import_prices(keepa, "keepa-amazon", "keepa")
+
+
+def test_strict_values_underscores_other_digits_fractions_of_gpus_and_prices_that_round_to_zero(home, tmp_path):
+    history = tmp_path / "strict.csv"
+    history.write_text(
+        HEADER
+        + "2026-01-01,Tesla T4,retail_new,1_699,USD,,,,\n"  # Python's Decimal and int read 1699
+        + "2026-01-01,Tesla T4,retail_new,١٦٩٩,USD,,,,\n"  # Arabic-Indic digits: Decimal reads 1699 too
+        + "2026-01-01,H100 SXM5 80GB,on_demand,24,USD,acme,a,instance_hour,2.5\n"  # two and a half GPUs
+        + "2026-01-01,H100 SXM5 80GB,on_demand,24,USD,acme,b,instance_hour,1_0\n"
+        + "2026-01-01,H100 SXM5 80GB,on_demand,24,USD,acme,c,instance_hour,10000000\n"  # DECIMAL(12, 6) holds less
+        + "2026-01-01,H100 SXM5 80GB,on_demand,0.0000001,EUR,acme,d,gpu_hour,\n"  # 0.000000 per GPU-hour
+        + "2026-01-01,H100 SXM5 80GB,on_demand,0.000004,EUR,acme,e,instance_hour,8\n"  # 0.0000005: half-even to 0
+        + "2026-01-01,H100 SXM5 80GB,on_demand,0.00000000001,EUR,acme,f,gpu_hour,\n"  # 0 at 10 decimals
+        + "2026-01-01,H100 SXM5 80GB,on_demand,24,USD,acme,g,instance_hour,8\n"  # fine
+        + "2026-01-01,A10 PCIe,on_demand,0.5,USD,azure,h,instance_hour,1/6\n"  # a sixth of an A10: a real offer
+        + "2026-01-01,A10 PCIe,on_demand,0.9,USD,azure,i,instance_hour,0.5\n"  # half of one, as a decimal
+    )
+    result = import_prices(history, "strict-history", bad_rows="quarantine")
+    assert result.first_reasons == [
+        "line 2: price '1_699' is not a number (digits, '.', ',' between thousands, 1e3)",
+        "line 3: price '١٦٩٩' is not a number (digits, '.', ',' between thousands, 1e3)",
+        "line 4: gpu_count '2.5' is a fraction of GPUs: a whole number, or 1/N for a share of one GPU",
+        "line 5: gpu_count '1_0' is not a number (8, or 1/2 for half a GPU)",
+        "line 6: gpu_count '10000000' is out of range (1/1000000 to 999999)"]
+    held = dict(rows(home, "SELECT detail::json->>'line', reason FROM raw.quarantine"))
+    assert held["7"] == "price '0.0000001' per GPU or card rounds to 0 at 6 decimals"
+    assert held["8"] == "price '0.000004' per GPU or card rounds to 0 at 6 decimals"
+    assert held["9"] == "price '0.00000000001' rounds to 0 at 10 decimals" and len(held) == 8
+    assert rows(home, "SELECT region, gpu_count, price_per_unit FROM raw.offers ORDER BY region") == [
+        ("g", Decimal("8"), Decimal("3")), ("h", Decimal("0.166667"), Decimal("3")),
+        ("i", Decimal("0.5"), Decimal("1.8"))]
+
+
+def test_a_column_named_twice_refuses_the_file_whatever_bad_rows_says(home, tmp_path):
+    twice = tmp_path / "twice.csv"
+    twice.write_text("observed_at,gpu,market,price,currency, price\n2026-01-01,Tesla T4,retail_new,1500,USD,15\n")
+    for bad_rows in ("refuse", "quarantine"):
+        with pytest.raises(ImportFileError, match=r"the header names column 'price' twice \(columns 4 and 6\)"):
+            import_prices(twice, "shop-history", bad_rows=bad_rows)
+    result = gpuprices(home, "import", "prices", str(twice), "--source", "shop-history", "--no-build", check=False)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert not (home / "gpuprices.duckdb").exists()

@@ -1,0 +1,504 @@
+"""The price outlook (issue 26): will this GPU be cheaper within the horizon, how likely, and by how much?
+
+For one GPU x market series on day t, from its prices up to t only (a dense daily series, analytics/price_history.py):
+  * drop_5pct, drop_10pct: the probability that the lowest price in (t, t + h] is at least 5% (10%) under today's;
+  * p10, p50, p90: the 10th, 50th and 90th percentile of the price on day t + h;
+  * expected_low: the expected lowest price in (t, t + h].
+
+The model is pooled: one set of coefficients for every series, fitted by dev/tune_outlook.py on the bundled real
+histories (8 Amazon/Keepa series, idealo.de, GCP list prices) and stored in analytics/outlook_model.json, one fit per
+horizon. Each day is described by a few numbers computed from the series' own past (FEATURES): how far today's price
+is from its trailing 7-, 30- and 90-day medians and from the 90-day low and high, how much and how often the price
+moved in the last 90 days, the trend of the monthly median, the series' age, whether it is a rental, and how often
+the series itself dropped that much within h days before (its own climatology, shrunk to the pooled rate while it
+has few such windows). A logistic regression turns them into each drop probability; linear quantile regressions of
+the log change to t + h give the percentiles; a least-squares fit of the window's low against today's price gives
+the expected low. A series needs MIN_HISTORY_DAYS days of history for an outlook.
+
+The baselines the backtest scores it against (`score`): the climatology (the frequency of such drops in windows that
+ended by t: the series' own when it has CLIMATOLOGY_MIN_WINDOWS of them, else pooled over the scored series) and the
+naive quantiles (the past h-day log changes' quantiles, own or pooled the same way, applied to today's price).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from pathlib import Path
+
+import polars as pl
+
+DEFAULT_HORIZON_DAYS = 30
+MIN_HISTORY_DAYS = 60  # a series has an outlook from its 60th day on (index 59): the features need two months
+CLIMATOLOGY_MIN_WINDOWS = 30  # own climatology / naive changes from this many completed windows on, else pooled
+SHRINK_WINDOWS = 10  # the own-climatology feature: (drops + 10 x pooled rate) / (windows + 10)
+DROPS = {"drop_5pct": 0.05, "drop_10pct": 0.10}
+QUANTILES = {"p10": 0.1, "p50": 0.5, "p90": 0.9}
+MODEL_PATH = Path(__file__).with_name("outlook_model.json")
+FEATURES = ("from_median_7d", "from_median_30d", "from_median_90d", "above_low_90d", "under_high_90d",
+            "log_volatility_90d", "change_share_90d", "trend_30d", "log_age")
+VOLATILITY_FLOOR = 0.002  # log of (floor + daily volatility): a price that never moves is not -inf
+
+
+class OutlookError(ValueError):
+    """No outlook for this series (too little history, an unknown horizon): the message says which, in one line."""
+
+
+def _logit(share: float) -> float:
+    share = min(max(share, 1e-4), 1 - 1e-4)
+    return math.log(share / (1 - share))
+
+
+def _sigmoid(value: float) -> float:
+    return 1 / (1 + math.exp(-value)) if value > -700 else 0.0
+
+
+def feature_frame(prices: Sequence, horizon: int = DEFAULT_HORIZON_DAYS, is_rental: bool = False) -> pl.DataFrame:
+    """One row per day t of a dense daily series: the features (from prices[:t + 1] only), the own past windows'
+    drop counts and h-day changes known by t (for the model and the baselines), and the outcomes (null when t + h is
+    past the series' end): low_ratio = min(prices in (t, t + h]) / price, end_ratio = price(t + h) / price."""
+    values = [float(price) for price in prices]
+    if any(value <= 0 for value in values):
+        raise OutlookError("prices must be positive")
+    n = len(values)
+    frame = pl.DataFrame({"t": pl.Series(range(n), dtype=pl.Int64), "price": values})
+    log_price = pl.col("price").log()
+    change = log_price.diff()
+    median = {days: pl.col("price").rolling_median(days, min_samples=1) for days in (7, 30, 90)}
+    frame = frame.with_columns(
+        from_median_7d=log_price - median[7].log(),
+        from_median_30d=log_price - median[30].log(),
+        from_median_90d=log_price - median[90].log(),
+        above_low_90d=log_price - pl.col("price").rolling_min(90, min_samples=1).log(),
+        under_high_90d=pl.col("price").rolling_max(90, min_samples=1).log() - log_price,
+        log_volatility_90d=(change.rolling_std(90, min_samples=2).fill_null(0) + VOLATILITY_FLOOR).log(),
+        change_share_90d=(change.abs() > 1e-9).cast(pl.Float64).rolling_mean(90, min_samples=1).fill_null(0),
+        trend_30d=(median[30].log() - median[30].log().shift(30)).fill_null(0),
+        log_age=(pl.col("t") + 1).cast(pl.Float64).log(),
+        is_rental=pl.lit(1.0 if is_rental else 0.0),
+        low_ratio=pl.col("price").reverse().rolling_min(horizon).reverse().shift(-1) / pl.col("price"),
+        end_ratio=pl.col("price").shift(-horizon) / pl.col("price"),
+        past_windows=pl.max_horizontal(pl.col("t") - horizon + 1, pl.lit(0)),
+    )
+    frame = frame.with_columns(
+        [(pl.col("low_ratio") <= 1 - level).cast(pl.Int64).fill_null(0).cum_sum().shift(horizon).fill_null(0)
+         .alias(f"past_{name}") for name, level in DROPS.items()])
+    return frame.with_columns([pl.Series(f"naive_{name}", column, dtype=pl.Float64) for name, column
+                               in zip(QUANTILES, _expanding_quantiles(values, horizon), strict=True)])
+
+
+def _expanding_quantiles(values: list[float], horizon: int) -> list[list[float | None]]:
+    """Per day t, the QUANTILES of the log changes log(p[s + h] / p[s]) of the windows that ended by t (s + h <= t),
+    None before the first: one list per quantile."""
+    known, found = [], [[] for _ in QUANTILES]
+    for t in range(len(values)):
+        if t >= horizon:
+            bisect.insort(known, math.log(values[t] / values[t - horizon]))
+        for column, q in zip(found, QUANTILES.values(), strict=True):
+            column.append(quantile_of(known, q) if known else None)
+    return found
+
+
+def quantile_of(sorted_values: Sequence[float], q: float) -> float:
+    """Linear interpolation between order statistics (numpy's default)."""
+    position = q * (len(sorted_values) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (position - low)
+
+
+@cache
+def load_model(path: Path = MODEL_PATH) -> dict:
+    return json.loads(path.read_text())
+
+
+def model_for(horizon: int, model: Mapping | None = None) -> Mapping:
+    fitted = (model or load_model())["horizons"]
+    if str(horizon) not in fitted:
+        raise OutlookError(f"no outlook model for a {horizon}-day horizon (fitted: {', '.join(sorted(fitted, key=int))}"
+                           " days)")
+    return fitted[str(horizon)]
+
+
+def design(row: Mapping, fit: Mapping, target: str | None = None) -> list[float]:
+    """The standardised features of one day (plus the own-climatology logit for a drop target), with the intercept."""
+    x = [1.0] + [(row[name] - fit["mean"][name]) / fit["scale"][name] for name in FEATURES]
+    if target is not None:
+        x.append(_logit((row[f"past_{target}"] + SHRINK_WINDOWS * fit["pooled_rate"][target])
+                        / (row["past_windows"] + SHRINK_WINDOWS)))
+    return x
+
+
+def _dot(coefficients: Sequence[float], x: Sequence[float]) -> float:
+    return math.fsum(c * v for c, v in zip(coefficients, x, strict=True))
+
+
+def predict_row(row: Mapping, fit: Mapping) -> dict:
+    """The outlook of one day from its feature row, as ratios to today's price."""
+    x = design(row, fit)
+    found = {name: _sigmoid(_dot(fit["drop"][name], design(row, fit, name))) for name in DROPS}
+    found["drop_10pct"] = min(found["drop_10pct"], found["drop_5pct"])  # a 10% drop is a 5% drop
+    changes = sorted(_dot(fit["quantile"][name], x) for name in QUANTILES)  # never crossing
+    found |= {name: math.exp(change) for name, change in zip(QUANTILES, changes, strict=True)}
+    found["expected_low"] = max(1.0 + _dot(fit["low"], x), 0.01)
+    return found
+
+
+def predict_frame(frame: pl.DataFrame, fit: Mapping, days: Iterable[int] | None = None) -> list[dict]:
+    """The outlook (as ratios to the day's price) of every day with MIN_HISTORY_DAYS of history, or of `days`."""
+    wanted = None if days is None else set(days)
+    rows = []
+    for row in frame.iter_rows(named=True):
+        if row["t"] < MIN_HISTORY_DAYS - 1 or (wanted is not None and row["t"] not in wanted):
+            continue
+        rows.append({"t": row["t"], **predict_row(row, fit)})
+    return rows
+
+
+@dataclass
+class Outlook:
+    gpu_id: str
+    market: str
+    as_of: date
+    horizon_days: int
+    price_usd: float
+    drop_5pct: float
+    drop_10pct: float
+    p10_usd: float
+    p50_usd: float
+    p90_usd: float
+    expected_low_usd: float
+    days_of_history: int
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def is_rental(market: str) -> bool:
+    return not market.startswith("retail_")
+
+
+def outlooks(found, horizon: int = DEFAULT_HORIZON_DAYS, every_day: bool = False, since: date | None = None,
+             model: Mapping | None = None) -> list[Outlook]:
+    """The outlook of a price_history.PriceSeries on its last day (every day with enough history: every_day; every
+    day from `since` on: since), each from the prices up to its day only."""
+    fit = model_for(horizon, model)
+    if len(found.prices) < MIN_HISTORY_DAYS:
+        raise OutlookError(f"{found.gpu_id} {found.market}: {len(found.prices)} days of history, the outlook needs "
+                           f"{MIN_HISTORY_DAYS}")
+    frame = feature_frame(found.prices, horizon, is_rental(found.market))
+    days = None if every_day else [len(found.prices) - 1] if since is None else [
+        t for t, day in enumerate(found.days) if day >= since]
+    return [Outlook(found.gpu_id, found.market, found.days[row["t"]], horizon, float(found.prices[row["t"]]),
+                    row["drop_5pct"], row["drop_10pct"], *(float(found.prices[row["t"]]) * row[name] for name in
+                                                          ("p10", "p50", "p90", "expected_low")),
+                    row["t"] + 1)
+            for row in predict_frame(frame, fit, days)]
+
+
+# ---- fitting (dev/tune_outlook.py writes MODEL_PATH with fit_model) ----------------------------------------------
+
+def training_rows(frames: Iterable[pl.DataFrame]) -> pl.DataFrame:
+    """The days of the given feature frames with an outlook and a known outcome."""
+    found = [frame.filter((pl.col("t") >= MIN_HISTORY_DAYS - 1) & pl.col("end_ratio").is_not_null())
+             for frame in frames]
+    return pl.concat([frame.drop([c for c in frame.columns if c.startswith("naive_")]) for frame in found])
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (the systems are a dozen unknowns)."""
+    size = len(vector)
+    rows = [list(matrix[i]) + [vector[i]] for i in range(size)]
+    for column in range(size):
+        pivot = max(range(column, size), key=lambda r: abs(rows[r][column]))
+        rows[column], rows[pivot] = rows[pivot], rows[column]
+        for r in range(column + 1, size):
+            factor = rows[r][column] / rows[column][column]
+            for c in range(column, size + 1):
+                rows[r][c] -= factor * rows[column][c]
+    solution = [0.0] * size
+    for r in range(size - 1, -1, -1):
+        solution[r] = (rows[r][size] - math.fsum(rows[r][c] * solution[c] for c in range(r + 1, size))) / rows[r][r]
+    return solution
+
+
+def _weighted_least_squares(x: pl.DataFrame, y: pl.Series, weights: pl.Series, ridge: float) -> list[float]:
+    """argmin sum w (y - x b)^2 + ridge |b[1:]|^2, the sums computed by polars."""
+    names = x.columns
+    data = x.with_columns(_w=weights, _y=y)
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i:]]
+    sums = data.select([(pl.col(a) * pl.col(b) * pl.col("_w")).sum().alias(f"{a}*{b}") for a, b in pairs]
+                       + [(pl.col(a) * pl.col("_y") * pl.col("_w")).sum().alias(f"{a}*y") for a in names]).row(0)
+    size = len(names)
+    matrix = [[0.0] * size for _ in range(size)]
+    for (a, b), value in zip(pairs, sums, strict=False):
+        i, j = names.index(a), names.index(b)
+        matrix[i][j] = matrix[j][i] = value
+    for i in range(1, size):
+        matrix[i][i] += ridge
+    return _solve(matrix, list(sums[len(pairs):]))
+
+
+def _design_frame(rows: pl.DataFrame, fit: Mapping, target: str | None = None) -> pl.DataFrame:
+    columns = [pl.lit(1.0).alias("x0")] + [((pl.col(name) - fit["mean"][name]) / fit["scale"][name]).alias(f"x{i + 1}")
+                                           for i, name in enumerate(FEATURES)]
+    if target is not None:
+        share = ((pl.col(f"past_{target}") + SHRINK_WINDOWS * fit["pooled_rate"][target])
+                 / (pl.col("past_windows") + SHRINK_WINDOWS)).clip(1e-4, 1 - 1e-4)
+        columns.append((share / (1 - share)).log().alias(f"x{len(FEATURES) + 1}"))
+    return rows.select(columns)
+
+
+def _fit_logistic(x: pl.DataFrame, outcome: pl.Series, ridge: float, iterations: int = 25) -> list[float]:
+    """Newton's method (iteratively reweighted least squares) for a ridge-penalised logistic regression."""
+    beta = [0.0] * x.width
+    for _ in range(iterations):
+        eta = x.select(pl.sum_horizontal([pl.col(c) * b for c, b in zip(x.columns, beta, strict=True)])).to_series()
+        p = 1 / (1 + (-eta).exp())
+        w = (p * (1 - p)).clip(1e-6, None)
+        working = eta + (outcome - p) / w
+        new = _weighted_least_squares(x, working, w, ridge)
+        done = max(abs(a - b) for a, b in zip(new, beta, strict=True)) < 1e-7
+        beta = new
+        if done:
+            break
+    return beta
+
+
+def _fit_quantile(x: pl.DataFrame, y: pl.Series, q: float, ridge: float, iterations: int = 60) -> list[float]:
+    """Linear quantile regression by iteratively reweighted least squares (weights rho(r) / r^2, |r| floored)."""
+    beta = _weighted_least_squares(x, y, pl.Series([1.0] * len(y)), ridge)
+    for _ in range(iterations):
+        residual = y - x.select(pl.sum_horizontal([pl.col(c) * b for c, b in zip(x.columns, beta, strict=True)])
+                                ).to_series()
+        w = pl.Series([q if r > 0 else 1 - q for r in residual]) / residual.abs().clip(1e-4, None)
+        beta = _weighted_least_squares(x, y, w, ridge)
+    return beta
+
+
+def fit_model(frames: Iterable[pl.DataFrame], ridge: float = 1.0) -> dict:
+    """One horizon's pooled fit on the training days of the given feature frames."""
+    rows = training_rows(frames)
+    fit: dict = {"days": rows.height,
+                 "mean": {name: rows[name].mean() for name in FEATURES},
+                 "scale": {name: (rows[name].std() or 1.0) for name in FEATURES},
+                 "pooled_rate": {name: float((rows["low_ratio"] <= 1 - level).mean()) for name, level in DROPS.items()}}
+    x = _design_frame(rows, fit)
+    fit["drop"] = {name: _fit_logistic(_design_frame(rows, fit, name),
+                                       (rows["low_ratio"] <= 1 - level).cast(pl.Float64), ridge)
+                   for name, level in DROPS.items()}
+    change = rows["end_ratio"].log()
+    fit["quantile"] = {name: _fit_quantile(x, change, q, ridge) for name, q in QUANTILES.items()}
+    fit["low"] = _weighted_least_squares(x, rows["low_ratio"] - 1, pl.Series([1.0] * rows.height), ridge)
+    return fit
+
+
+# ---- scoring (gpuprices backtest --outlook, dev/tune_outlook.py) -------------------------------------------------
+
+def brier(probabilities: Sequence[float], outcomes: Sequence[bool]) -> float:
+    return math.fsum((p - float(o)) ** 2 for p, o in zip(probabilities, outcomes, strict=True)) / len(outcomes)
+
+
+def skill(score: float, reference: float) -> float | None:
+    """1 - score / reference: 1 perfect, 0 no better than the reference, negative worse (None: reference 0)."""
+    return 1 - score / reference if reference > 0 else None
+
+
+def coverage(lows: Sequence[float], highs: Sequence[float], actual: Sequence[float]) -> float:
+    """The share of days whose actual value fell inside [low, high] (ends included, to a relative 1e-9)."""
+    inside = [low * (1 - 1e-9) <= value <= high * (1 + 1e-9) for low, high, value in zip(lows, highs, actual,
+                                                                                         strict=True)]
+    return sum(inside) / len(inside)
+
+
+def pinball(q: float, predicted: float, actual: float) -> float:
+    """The quantile (pinball) loss of one prediction of the q-quantile."""
+    return (q - (actual < predicted)) * (actual - predicted)
+
+
+@dataclass
+class ScoredSeries:
+    """One series' feature frame and outlook, with what the backtest needs to know about it."""
+    key: dict  # source, gpu_id, market
+    days: list[date]
+    frame: pl.DataFrame
+    predictions: list[dict]  # predict_frame rows
+
+
+def _pooled_by_date(scored: Sequence[ScoredSeries], horizon: int):
+    """Every completed window of every series as (end date, drop_5pct, drop_10pct, log change), by end date."""
+    windows = []
+    for one in scored:
+        for row in one.frame.select("t", "low_ratio", "end_ratio").iter_rows():
+            t, low, end = row
+            if end is not None:
+                windows.append((one.days[t + horizon], *(low <= 1 - level for level in DROPS.values()),
+                                math.log(end)))
+    windows.sort(key=lambda window: window[0])
+    return windows
+
+
+def score_rows(scored: Sequence[ScoredSeries], horizon: int) -> list[dict]:
+    """Per scored day (an outlook, a known outcome and a baseline): the predictions, the baselines and the outcome,
+    as ratios to the day's price. The baselines use windows that ended by the day only."""
+    windows = _pooled_by_date(scored, horizon)
+    days = []
+    for index, one in enumerate(scored):
+        by_t = {row["t"]: row for row in one.frame.iter_rows(named=True)}
+        for prediction in one.predictions:
+            row = by_t[prediction["t"]]
+            if row["end_ratio"] is not None:
+                days.append((one.days[row["t"]], index, row, prediction))
+    days.sort(key=lambda day: day[0])
+    pooled_counts, pooled_changes, next_window, found = [0] * len(DROPS), [], 0, []
+    for day, index, row, prediction in days:
+        while next_window < len(windows) and windows[next_window][0] <= day:
+            window = windows[next_window]
+            pooled_counts = [count + window[1 + i] for i, count in enumerate(pooled_counts)]
+            bisect.insort(pooled_changes, window[-1])
+            next_window += 1
+        own = row["past_windows"]
+        if own >= CLIMATOLOGY_MIN_WINDOWS or (own and len(pooled_changes) < CLIMATOLOGY_MIN_WINDOWS):
+            climatology = [row[f"past_{name}"] / own for name in DROPS]
+            naive = [math.exp(row[f"naive_{name}"]) for name in QUANTILES]
+        elif pooled_changes:
+            climatology = [count / len(pooled_changes) for count in pooled_counts]
+            naive = [math.exp(quantile_of(pooled_changes, q)) for q in QUANTILES.values()]
+        else:
+            continue
+        found.append({"series": index, "date": day, "t": row["t"],
+                      **{name: (prediction[name], climatology[i], row["low_ratio"] <= 1 - level)
+                         for i, (name, level) in enumerate(DROPS.items())},
+                      "quantiles": [prediction[name] for name in QUANTILES], "naive": naive,
+                      "end_ratio": row["end_ratio"], "expected_low": prediction["expected_low"],
+                      "low_ratio": row["low_ratio"]})
+    return found
+
+
+def summarize(rows: Sequence[dict]) -> dict:
+    """The figures of `gpuprices backtest --outlook` over the given scored days (score_rows)."""
+    if not rows:
+        return {**{name: {"brier": None, "brier_climatology": None, "skill": None, "n": 0} for name in DROPS},
+                "interval_80": {"coverage": None, "n": 0},
+                "quantile_loss": {"model": None, "naive": None, "skill": None}}
+    found = {}
+    for name in DROPS:
+        outcomes = [row[name][2] for row in rows]
+        model, reference = brier([row[name][0] for row in rows], outcomes), brier([row[name][1] for row in rows],
+                                                                                   outcomes)
+        found[name] = {"brier": model, "brier_climatology": reference, "skill": skill(model, reference),
+                       "n": len(rows)}
+    found["interval_80"] = {"coverage": coverage([row["quantiles"][0] for row in rows],
+                                                 [row["quantiles"][2] for row in rows],
+                                                 [row["end_ratio"] for row in rows]), "n": len(rows)}
+    levels = list(QUANTILES.values())
+    model = math.fsum(pinball(q, row["quantiles"][i], row["end_ratio"]) for row in rows
+                      for i, q in enumerate(levels)) / (len(rows) * len(levels))
+    naive = math.fsum(pinball(q, row["naive"][i], row["end_ratio"]) for row in rows
+                      for i, q in enumerate(levels)) / (len(rows) * len(levels))
+    found["quantile_loss"] = {"model": model, "naive": naive, "skill": skill(model, naive)}
+    return found
+
+
+def score(scored: Sequence[ScoredSeries], horizon: int) -> dict:
+    """{"overall": summarize(every scored day), "series": [{key..., "days": n, ...summarize(its days)}]}."""
+    rows = score_rows(scored, horizon)
+    by_series = [[row for row in rows if row["series"] == index] for index in range(len(scored))]
+    return {"overall": summarize(rows),
+            "series": [{**one.key, "days": len(mine), **summarize(mine)} for one, mine in zip(scored, by_series,
+                                                                                              strict=True)]}
+
+
+# ---- the warehouse: gpuprices outlook, backtest --outlook, the mart, the pages ------------------------------------
+
+def _long_enough(found, horizon: int) -> bool:
+    return len(found.prices) >= MIN_HISTORY_DAYS + horizon
+
+
+def backtest_report(found_series: list, horizon: int = DEFAULT_HORIZON_DAYS, source: str | None = None,
+                    model: Mapping | None = None) -> dict:
+    """`gpuprices backtest --outlook --json`: every series with an outlook and a known outcome on at least one day
+    (MIN_HISTORY_DAYS + horizon days), scored walk-forward: {"overall": {...}, "series": [...], "horizon": h,
+    "skipped": [...]}. The model's coefficients are the stored fit (on the bundled histories: in sample there).
+    found_series: the warehouse's series (analytics.price_history.series), which reads the warehouse."""
+    fit = model_for(horizon, model)
+    scored, skipped = [], []
+    for found in found_series:
+        if not _long_enough(found, horizon):
+            skipped.append({"gpu_id": found.gpu_id, "market": found.market, "days": len(found.prices)})
+            continue
+        frame = feature_frame(found.prices, horizon, is_rental(found.market))
+        scored.append(ScoredSeries({"source": source or ",".join(found.sources), "gpu_id": found.gpu_id,
+                                    "market": found.market}, found.days, frame, predict_frame(frame, fit)))
+    return {**score(scored, horizon), "horizon": horizon, "skipped": skipped}
+
+
+def page_outlooks(found_series: list, horizon: int = DEFAULT_HORIZON_DAYS, model: Mapping | None = None) -> list[dict]:
+    """For the GPU pages (issue 26, part 5): per GPU x market series with an outlook, its latest outlook (prices in
+    USD) and the series' own backtested figures: {"gpu_id", "market", "outlook": Outlook.as_dict(), "scored":
+    {"drop_5pct": {"skill", "n", ...}, "drop_10pct": ..., "interval_80": ..., "quantile_loss": ...} or None when
+    no day has a known outcome yet}."""
+    fit = model_for(horizon, model)
+    found_pages = []
+    for found in found_series:
+        if len(found.prices) < MIN_HISTORY_DAYS:
+            continue
+        frame = feature_frame(found.prices, horizon, is_rental(found.market))
+        predictions = predict_frame(frame, fit)
+        (latest,) = outlooks(found, horizon, model=model)
+        scored = None
+        if _long_enough(found, horizon):
+            report = score([ScoredSeries({}, found.days, frame, predictions)], horizon)
+            scored = {key: value for key, value in report["series"][0].items() if key != "days"}
+        found_pages.append({"gpu_id": found.gpu_id, "market": found.market, "outlook": latest.as_dict(),
+                            "scored": scored, "is_synthetic": found.is_synthetic})
+    return found_pages
+
+
+# Written here, by Python, after each dbt build; dbt shows it as the view marts.gpu_price_outlook_daily
+# (models/marts/gpu_price_outlook_daily.yml describes the columns).
+TABLE = "meta.gpu_price_outlooks"
+MART = "marts.gpu_price_outlook_daily"
+TABLE_DDL = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
+    price_date DATE NOT NULL, gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, horizon_days INTEGER NOT NULL,
+    price_usd DOUBLE NOT NULL, prob_drop_5pct DOUBLE NOT NULL, prob_drop_10pct DOUBLE NOT NULL,
+    p10_price_usd DOUBLE NOT NULL, p50_price_usd DOUBLE NOT NULL, p90_price_usd DOUBLE NOT NULL,
+    expected_low_usd DOUBLE NOT NULL, days_of_history INTEGER NOT NULL, is_synthetic BOOLEAN NOT NULL,
+    PRIMARY KEY (price_date, gpu_id, market, horizon_days))"""
+
+
+def create_table(connection) -> None:
+    """The table the mart's view reads: it exists (empty) before the first dbt build creates the view."""
+    connection.execute("CREATE SCHEMA IF NOT EXISTS meta")
+    connection.execute(TABLE_DDL)
+
+
+def write_mart(connection, found_series: list, every_day: bool = False, horizon: int = DEFAULT_HORIZON_DAYS,
+               since: date | None = None) -> int:
+    """marts.gpu_price_outlook_daily: the outlook of every series with enough history on its latest day (a daily
+    build), on every day from `since` on (an incremental build's rebuilt days), or on every day (every_day: `gpuprices
+    outlook --rebuild`). Each day's row comes from the prices up to that day only. found_series: every series of the
+    warehouse (analytics.price_history.series). Returns the rows written."""
+    create_table(connection)
+    rows = []
+    for found in found_series:
+        if len(found.prices) < MIN_HISTORY_DAYS:
+            continue
+        for one in outlooks(found, horizon, every_day=every_day, since=since):
+            rows.append((one.as_of, one.gpu_id, one.market, horizon, one.price_usd, one.drop_5pct, one.drop_10pct,
+                         one.p10_usd, one.p50_usd, one.p90_usd, one.expected_low_usd, one.days_of_history,
+                         found.is_synthetic))
+    if every_day:
+        connection.execute(f"DELETE FROM {TABLE} WHERE horizon_days = ?", [horizon])
+    if rows:  # a day computed again replaces its row
+        names = ["price_date", "gpu_id", "market", "horizon_days", "price_usd", "prob_drop_5pct", "prob_drop_10pct",
+                 "p10_price_usd", "p50_price_usd", "p90_price_usd", "expected_low_usd", "days_of_history",
+                 "is_synthetic"]
+        new_rows = pl.DataFrame(rows, schema=names, orient="row").to_arrow()  # noqa: F841 (read by the SQL below)
+        connection.execute(f"INSERT OR REPLACE INTO {TABLE} SELECT * FROM new_rows")
+    return len(rows)

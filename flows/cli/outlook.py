@@ -1,0 +1,133 @@
+"""`gpuprices outlook`: will this GPU be cheaper within the horizon, how likely, and by how much (analytics/outlook.py);
+and `gpuprices backtest --outlook`'s report (flows/cli/signals.py calls it)."""
+
+from __future__ import annotations
+
+import sys
+
+import duckdb
+
+from analytics import outlook
+from analytics.alerts.engine import RuleError, resolve_rule_gpu
+from analytics.price_history import series as price_series
+from flows.cli.common import UsageError, json_text, one_line
+from warehouse import db
+from warehouse.markets import MARKETS
+
+
+def _probability(value) -> str:
+    return "   n/a" if value is None else f"{value:6.1%}"
+
+
+def _figure(value, digits: int = 3) -> str:
+    return "   n/a" if value is None else f"{value:.{digits}f}"
+
+
+def format_outlook(row: outlook.Outlook) -> str:
+    unit = "" if row.market.startswith("retail_") else "/GPU-h"
+    return (f"{row.gpu_id} {row.market} on {row.as_of}: ${row.price_usd:,.2f}{unit} ({row.days_of_history} days of "
+            f"history)\n  within {row.horizon_days} days: P(drop >= 5%) {_probability(row.drop_5pct)}, "
+            f"P(drop >= 10%) {_probability(row.drop_10pct)}, expected lowest ${row.expected_low_usd:,.2f}\n"
+            f"  price in {row.horizon_days} days: 10% ${row.p10_usd:,.2f}  50% ${row.p50_usd:,.2f}  "
+            f"90% ${row.p90_usd:,.2f}")
+
+
+def _check_horizon(horizon: int) -> None:
+    try:
+        outlook.model_for(horizon)
+    except outlook.OutlookError as error:
+        raise UsageError(f"--horizon: {error}") from None
+
+
+def cmd_outlook(args) -> int:
+    if args.market and args.market not in MARKETS:
+        raise UsageError(f"unknown market {args.market!r}; markets: {', '.join(MARKETS)}")
+    _check_horizon(args.horizon)
+    if args.rebuild:
+        with db.connect() as connection:
+            written = outlook.write_mart(connection, price_series(connection), every_day=True, horizon=args.horizon)
+        print(f"{outlook.MART}: {written} rows ({args.horizon}-day horizon, every day of every series)")
+        return 0
+    try:
+        with db.connect(read_only=True) as connection:
+            gpu_id = None
+            if args.gpu:
+                try:
+                    gpu_id = resolve_rule_gpu(connection, args.gpu)
+                except RuleError as error:
+                    raise UsageError(one_line(error)) from None
+            found = price_series(connection, gpu_id=gpu_id, market=args.market)
+    except duckdb.CatalogException as error:
+        print(f"gpuprices outlook: the warehouse has no built marts yet ({one_line(error)}); run "
+              "`gpuprices run --offline` or `gpuprices build` first", file=sys.stderr)
+        return 2
+    if not found:
+        what = " ".join(part for part in (gpu_id, args.market) if part) or "any GPU"
+        print(f"gpuprices outlook: no price series for {what}", file=sys.stderr)
+        return 1
+    long_enough = [one for one in found if len(one.prices) >= outlook.MIN_HISTORY_DAYS]
+    if not long_enough:
+        longest = max(found, key=lambda one: len(one.prices))
+        print(f"gpuprices outlook: {longest.gpu_id} {longest.market}: {len(longest.prices)} days of history, the "
+              f"outlook needs {outlook.MIN_HISTORY_DAYS}", file=sys.stderr)
+        return 1
+    rows = [row for one in long_enough for row in outlook.outlooks(one, args.horizon)]
+    if args.json:
+        print(json_text([{**row.as_dict(), "is_synthetic": one.is_synthetic}
+                         for row, one in zip(rows, long_enough, strict=True)], indent=2))
+    else:
+        print("\n".join(format_outlook(row) for row in rows))
+        if len(long_enough) < len(found):
+            print(f"({len(found) - len(long_enough)} series with under {outlook.MIN_HISTORY_DAYS} days of history "
+                  "have no outlook)")
+    return 0
+
+
+def _summary_line(label: str, summary: dict) -> str:
+    drops = "  ".join(f"{name} brier {_figure(summary[name]['brier'])} vs {_figure(summary[name]['brier_climatology'])}"
+                      f" skill {_figure(summary[name]['skill'], 2)}" for name in outlook.DROPS)
+    quantile = summary["quantile_loss"]
+    return (f"{label}\n  {drops}\n  80% interval coverage {_probability(summary['interval_80']['coverage'])}"
+            f" (n {summary['interval_80']['n']})  quantile loss {_figure(quantile['model'], 4)} vs naive "
+            f"{_figure(quantile['naive'], 4)} skill {_figure(quantile['skill'], 2)}")
+
+
+def format_backtest(report: dict) -> str:
+    lines = [f"The {report['horizon']}-day outlook scored walk-forward: Brier against the climatology, 80% coverage, "
+             "quantile loss against the naive quantiles (per unit of today's price)."]
+    lines += [_summary_line(f"{row['gpu_id']} {row['market']} ({row['source']}, {row['days']} scored days)", row)
+              for row in report["series"]]
+    lines.append(_summary_line(f"overall, {len(report['series'])} series", report["overall"]))
+    if report["skipped"]:
+        lines.append(f"{len(report['skipped'])} series too short to score (need {outlook.MIN_HISTORY_DAYS} days "
+                     f"plus the horizon)")
+    return "\n".join(lines)
+
+
+def cmd_backtest_outlook(args) -> int:
+    _check_horizon(args.horizon)
+    try:
+        with db.connect(read_only=True) as connection:
+            report = outlook.backtest_report(price_series(connection, args.source), args.horizon, args.source)
+    except duckdb.CatalogException as error:
+        print(f"gpuprices backtest: the warehouse has no built marts yet ({one_line(error)}); run "
+              "`gpuprices run --offline` or `gpuprices build` first", file=sys.stderr)
+        return 2
+    if not report["series"]:
+        where = f" from source {args.source}" if args.source else ""
+        print(f"gpuprices backtest: no price series{where} long enough to score the outlook "
+              f"({len(report['skipped'])} too short)", file=sys.stderr)
+        return 1
+    print(json_text(report, indent=2) if args.json else format_backtest(report))
+    return 0
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("outlook", help="the chance of a price drop within the horizon and the price range")
+    parser.add_argument("gpu", nargs="?", help="a GPU (canonical id or alias); every series when left out")
+    parser.add_argument("--market", help=f"one market ({', '.join(MARKETS)})")
+    parser.add_argument("--horizon", type=int, default=outlook.DEFAULT_HORIZON_DAYS, help="days ahead (default 30)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--rebuild", action="store_true",
+                        help=f"write every day's outlook of every series into {outlook.MART}")
+    parser.set_defaults(func=cmd_outlook)

@@ -1,0 +1,29 @@
+"""Alert rules as written: what `gpuprices alerts add` and the rules file refuse (the GPU resolved against a small
+hand-made warehouse holding marts.gpus, so no build runs)."""
+
+from __future__ import annotations
+
+import pytest
+
+from analytics.alerts.rules import RuleError, load_config, rules_path
+from flows.cli.main import main as cli
+from warehouse import db
+
+
+def test_a_gpu_name_with_control_characters_is_refused_on_add_and_in_the_rules_file(home, capsys):
+    with db.connect() as connection:
+        connection.execute("CREATE TABLE marts.gpus AS SELECT 'rtx-4090-24gb' AS gpu_id")
+    assert cli(["alerts", "add", "ok", "--gpu", "RTX 4090", "--new-low"]) == 0  # the name resolves
+    capsys.readouterr()
+    # an escape sequence that clears the screen, a newline, a tab, a right-to-left override: each resolved to the
+    # RTX 4090 before, and was echoed into every alert and delivery
+    for gpu in ("RTX 4090\x1b[2J", "RTX\n4090", "RTX\t4090", "RTX 4090\u202e", "\x00"):
+        assert cli(["alerts", "add", "x", "--gpu", gpu, "--new-low"]) == 2
+        error = capsys.readouterr().err
+        assert "without control characters" in error and error.count("\n") == 1, error
+    assert [rule.name for rule in load_config()[0]] == ["ok"]
+    # a rules file edited by hand: the same rule
+    rules_path().write_text('[[rules]]\nname = "bad"\ngpu = "RTX 4090\\u001b[31m"\nmarket = "retail_new"\n'
+                            'condition = "new_low"\n')
+    with pytest.raises(RuleError, match="without control characters"):
+        load_config()
