@@ -46,6 +46,7 @@ from scrapers.replay import (  # noqa: E402
 )
 from warehouse import db  # noqa: E402
 from warehouse.build import build as dbt_build  # noqa: E402
+from warehouse.build import write_outlooks  # noqa: E402
 from warehouse.export import export_marts  # noqa: E402
 from warehouse.histories import load_bundled_histories  # noqa: E402
 from warehouse.load import IngestRecord  # noqa: E402
@@ -151,8 +152,13 @@ async def collect_all(
 
 
 @task(cache_policy=NO_CACHE)
-def build_task() -> None:
-    dbt_build()
+def build_task():
+    return dbt_build()
+
+
+@task(cache_policy=NO_CACHE)
+def outlook_task(plan) -> int:
+    return write_outlooks(plan)
 
 
 @task(cache_policy=NO_CACHE)
@@ -177,8 +183,10 @@ def _finish(report: RunReport, build: bool, export: bool, days: list | None = No
     stage = report.stage  # each stage's wall time goes into the run report
     if build:
         with stage("build"):
-            build_task()
+            plan = build_task()
         report.built = True
+        with stage("outlook"):  # marts.gpu_price_outlook_daily: the rebuilt days' outlooks
+            outlook_task(plan)
         # Alerts read the day's marts; a bad rule or a failed delivery is reported, never fails the run.
         try:
             with stage("alerts"):

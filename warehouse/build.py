@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 
 import yaml
 
@@ -17,7 +15,7 @@ from config import settings
 from config.settings import PROJECT_ROOT, data_home
 from scrapers.gpu_names import resolve_gpu_id
 from warehouse import db
-from warehouse.paths import database_target, is_hosted
+from warehouse.paths import database_target
 from warehouse.report import progress, utc_now
 
 MODELS_DIR = PROJECT_ROOT / "models"
@@ -153,32 +151,14 @@ def _invoke_dbt(runner_class, args: list[str]):
         return runner_class().invoke(args)
 
 
-BUILD_MEMORY_PER_FILE_BYTE = 4  # DuckDB memory for the build per byte of warehouse file
-BUILD_MEMORY_FLOOR = 256 * 2**20
-
-
-@contextmanager
-def build_memory_limit(connection):
-    """DuckDB's buffer pool for the dbt build: 4x the warehouse file, at least 256 MB, instead of DuckDB's default of
-    80% of RAM. The pool keeps every block the build wrote until it is full, so a 57 MB warehouse's build held
-    ~450 MB; what does not fit spills to <warehouse>.tmp/. Restored after the build (it is the process's instance,
-    shared with the connections that read the marts next)."""
-    if is_hosted():  # MotherDuck: the warehouse is not a local file
-        yield
-        return
-    previous = connection.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    size = database_target_size()
-    limit = max(BUILD_MEMORY_FLOOR, BUILD_MEMORY_PER_FILE_BYTE * size)
-    connection.execute(f"SET memory_limit = '{limit // 2**20}MB'")
-    try:
-        yield
-    finally:
-        connection.execute(f"SET memory_limit = '{previous}'")
-
-
-def database_target_size() -> int:
-    path = Path(database_target())
-    return path.stat().st_size if path.exists() else 0
+def write_outlooks(plan: BuildPlan) -> int:
+    """marts.gpu_price_outlook_daily (analytics/outlook.py, written by Python, not dbt) after a build: the days it
+    rewrote of every series, or only each series' latest day after a full rebuild (`gpuprices outlook --rebuild`:
+    every day). A stage of its own (the daily run's `outlook`, after `build`): it reads every series' whole history,
+    so unlike the incremental build its cost grows with the history (docs/operations.md#benchmarks)."""
+    with db.connect() as connection:
+        return outlook.write_mart(connection, price_series(connection),
+                                  since=None if plan.full_refresh or not plan.rebuild_dates else min(plan.rebuild_dates))
 
 
 def run_unit_tests() -> int:
@@ -233,15 +213,10 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
         if variables:
             args += ["--vars", json.dumps(variables)]
         progress(f"dbt build ({'full' if plan.full_refresh else 'incremental'}: {plan.reason})...")
-        with build_memory_limit(connection):
-            result = _invoke_dbt(dbtRunner, args)
+        result = _invoke_dbt(dbtRunner, args)
         if not result.success:
             raise RuntimeError(f"dbt build failed: {result.exception or 'see ' + str(work / 'logs' / 'dbt.log')}")
         if not select:
-            # marts.gpu_price_outlook_daily (analytics/outlook.py, written by Python, not dbt): the rebuilt days of
-            # every series, or only each series' latest day after a full rebuild (`gpuprices outlook --rebuild`: all)
-            outlook.write_mart(connection, price_series(connection),
-                               since=None if plan.full_refresh or not plan.rebuild_dates else min(plan.rebuild_dates))
             connection.execute(
                 "INSERT INTO meta.builds VALUES (?, ?, ?, ?, ?, ?)",
                 [started_at, utc_now(), plan.ingested_through, plan.full_refresh, len(plan.rebuild_dates),

@@ -19,7 +19,7 @@ from scrapers.registry import all_sources
 from warehouse import db
 from warehouse.backfill import backfill_ecb, backfill_skypilot
 from warehouse.build import build as dbt_build
-from warehouse.build import run_unit_tests
+from warehouse.build import run_unit_tests, write_outlooks
 from warehouse.export import export_marts
 from warehouse.pipeline import fetch_only, ingest_landed_runs, parse_file
 from warehouse.report import progress
@@ -150,6 +150,7 @@ def cmd_build(args) -> int:
     kind = "full rebuild" if plan.full_refresh else f"incremental, {len(plan.rebuild_dates)} day(s) rewritten"
     print(f"dbt build done ({kind}: {plan.reason})")
     if not args.select:
+        write_outlooks(plan)
         db.publish_snapshot()
     return 0
 

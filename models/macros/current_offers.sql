@@ -62,7 +62,8 @@ rate_of_day as (
 
 converted as (
     select
-        current_parse.* exclude (price_usd, price_per_gpu_hour_usd, is_synthetic),
+        -- landing_ref stays in raw.offers (the raw document of each row): a copy per day costs the full rebuild seconds
+        current_parse.* exclude (price_usd, price_per_gpu_hour_usd, is_synthetic, landing_ref),
         resolved_names.gpu_id,
         {{ usd_at_fx_rate('current_parse.price', 'current_parse.currency', 'current_parse.price_date',
                           fx='rate_of_day', as_type='decimal(24, 10)') }}

@@ -37,9 +37,6 @@ aggregated as (
         cast(min(unit_price) as decimal(24, 6)) as min_price,
         cast(min(unit_price_usd) as decimal(18, 6)) as min_price_usd,
         cast(median(unit_price_usd) as decimal(18, 6)) as median_price_usd,
-        cast(min(unit_price_usd) filter (where price_per = 'gpu_hour') as decimal(18, 6)) as min_price_per_gpu_hour_usd,
-        cast(median(unit_price_usd) filter (where price_per = 'gpu_hour') as decimal(18, 6))
-            as median_price_per_gpu_hour_usd,
         count(*) as offer_count,
         count(distinct region) as region_count,
         bool_or(is_synthetic) as is_synthetic,
@@ -69,6 +66,10 @@ keyed as (
 
 select
     keyed.* exclude (market),
+    -- price_per is a group key: the per-GPU-hour figures are the row's own where it is per GPU-hour (one median of
+    -- millions of offers, not two)
+    case when keyed.price_per = 'gpu_hour' then keyed.min_price_usd end as min_price_per_gpu_hour_usd,
+    case when keyed.price_per = 'gpu_hour' then keyed.median_price_usd end as median_price_per_gpu_hour_usd,
     -- why the market figures set this source's price aside (a suspect price keeps its row here)
     provider_prices.suspect_reason
 from keyed

@@ -488,6 +488,22 @@ def test_estimate_resolves_aliases_counts_recomputation_and_takes_a_stated_throu
                            "--tokens-per-second", "3600")
     hourly = float(stated["on_demand_cheapest_usd_per_gpu_hour"]) * stated["min_gpus"]
     assert stated["usd_per_million_output_tokens_cheapest"] == pytest.approx(hourly / (3600 * 3600) * 1e6)
+    # each cheapest cost names its offer: a training cluster the cheapest cloud provider's, serving any channel's
+    for stated_gpu, view, columns in ((plain, "training", "cloud_on_demand"), (stated, "serving", "on_demand")):
+        (offer,) = sql_rows(warehouse, f"""
+            select {columns}_cheapest_provider as provider, {columns}_cheapest_source as source,
+                   {columns}_cheapest_usd_per_gpu_hour as price
+            from intermediate.int_gpu_prices__rental_daily
+            where gpu_id = '{stated_gpu["gpu_id"]}' and price_date = '{stated_gpu["price_date"]}'""")
+        assert offer["provider"] and (stated_gpu["on_demand_cheapest_provider"], stated_gpu["on_demand_cheapest_source"],
+                                      float(stated_gpu["on_demand_cheapest_usd_per_gpu_hour"])) == \
+            (offer["provider"], offer["source"], float(offer["price"])), view
+        credible = sql_rows(warehouse, f"""
+            select min(unit_price_usd) as price from intermediate.int_offers__credible_daily
+            where gpu_id = '{stated_gpu["gpu_id"]}' and price_date = '{stated_gpu["price_date"]}'
+              and pricing_type = 'on_demand' and price_per = 'gpu_hour' and provider = '{offer["provider"]}'
+              {"and channel = 'cloud'" if view == "training" else ""}""")[0]
+        assert float(credible["price"]) == pytest.approx(float(offer["price"]))
 
 
 def test_assumptions_are_configurable_per_build(warehouse):
