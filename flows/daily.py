@@ -185,8 +185,12 @@ def _finish(report: RunReport, build: bool, export: bool, days: list | None = No
         with stage("build"):
             plan = build_task()
         report.built = True
-        with stage("outlook"):  # marts.gpu_price_outlook_daily: the rebuilt days' outlooks
-            outlook_task(plan)
+        # marts.gpu_price_outlook_daily: the rebuilt days' outlooks; a model that fails is reported, the marts stand
+        try:
+            with stage("outlook"):
+                outlook_task(plan)
+        except Exception as error:  # noqa: BLE001 - reported in the run report and on the console
+            report.outlook_error = f"{type(error).__name__}: {error}"
         # Alerts read the day's marts; a bad rule or a failed delivery is reported, never fails the run.
         try:
             with stage("alerts"):

@@ -46,6 +46,7 @@ class RunReport:
     alerts: list[dict] = field(default_factory=list)            # alert events fired by this run
     alert_deliveries: list[dict] = field(default_factory=list)  # each (event, channel): delivered or failed
     alerts_error: str | None = None
+    outlook_error: str | None = None  # why the outlook stage wrote nothing (the marts and the rest of the run stand)
     snapshot: str | None = None  # the copy readers use while the next run writes
     imports: list[dict] = field(default_factory=list)  # price histories imported by the run (offline: the bundled ones)
     stage_seconds: dict[str, float] = field(default_factory=dict)  # collect, build, alerts, export, dashboard...
@@ -78,6 +79,7 @@ class RunReport:
                         for key, value in event.items()} for event in self.alerts],
             "alert_deliveries": self.alert_deliveries,
             "alerts_error": redact(self.alerts_error),
+            "outlook_error": redact(self.outlook_error),
             "imports": self.imports,
             "sources": [
                 {

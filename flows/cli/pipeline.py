@@ -56,6 +56,8 @@ def cmd_run(args) -> int:
         print(f"alert delivery failed ({failed['channel']}, {failed['attempts']} attempts): {failed['error']}")
     if report["alerts_error"]:
         print(f"alerts NOT evaluated: {report['alerts_error']}")
+    if report.get("outlook_error"):
+        print(f"outlook NOT written: {one_line(report['outlook_error'])}")
     if report["sources"] and not any(s["status"] in ("loaded", "already_loaded") for s in report["sources"]):
         # a scheduler must notice a day on which nothing came in (the reasons are in the lines above)
         print(f"error: nothing loaded: all {len(report['sources'])} source-runs failed or were skipped", file=sys.stderr)
