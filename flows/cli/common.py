@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
+import duckdb
 import yaml
 
 from scrapers.registry import all_sources
+from warehouse import db
 
 
 class UsageError(Exception):
@@ -136,3 +139,22 @@ def listed_one_line(error: BaseException) -> str:
     if not listed:
         return heading
     return f"{heading}{'' if heading.endswith(':') else ':'} {'; '.join(listed)}"
+
+
+def read_backtest(read, source: str | None, scored: str) -> tuple[dict | None, int]:
+    """A `gpuprices backtest` report from the warehouse, read by read(connection): (report, 0), or (None, status)
+    after one line: 2 when the marts are not built yet, 1 when no series is long enough (`scored`: what it is
+    long enough for)."""
+    try:
+        with db.connect(read_only=True) as connection:
+            report = read(connection)
+    except duckdb.CatalogException as error:
+        print(f"gpuprices backtest: the warehouse has no built marts yet ({one_line(error)}); run "
+              "`gpuprices run --offline` or `gpuprices build` first", file=sys.stderr)
+        return None, 2
+    if not report["series"]:
+        where = f" from source {source}" if source else ""
+        print(f"gpuprices backtest: no price series{where} long enough to {scored} "
+              f"({len(report['skipped'])} too short)", file=sys.stderr)
+        return None, 1
+    return report, 0

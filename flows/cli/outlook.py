@@ -10,7 +10,7 @@ import duckdb
 from analytics import outlook
 from analytics.alerts.engine import RuleError, resolve_rule_gpu
 from analytics.price_history import series as price_series
-from flows.cli.common import UsageError, json_text, one_line
+from flows.cli.common import UsageError, json_text, one_line, read_backtest
 from warehouse import db
 from warehouse.markets import MARKETS
 
@@ -106,18 +106,11 @@ def format_backtest(report: dict) -> str:
 
 def cmd_backtest_outlook(args) -> int:
     _check_horizon(args.horizon)
-    try:
-        with db.connect(read_only=True) as connection:
-            report = outlook.backtest_report(price_series(connection, args.source), args.horizon, args.source)
-    except duckdb.CatalogException as error:
-        print(f"gpuprices backtest: the warehouse has no built marts yet ({one_line(error)}); run "
-              "`gpuprices run --offline` or `gpuprices build` first", file=sys.stderr)
-        return 2
-    if not report["series"]:
-        where = f" from source {args.source}" if args.source else ""
-        print(f"gpuprices backtest: no price series{where} long enough to score the outlook "
-              f"({len(report['skipped'])} too short)", file=sys.stderr)
-        return 1
+    report, status = read_backtest(
+        lambda connection: outlook.backtest_report(price_series(connection, args.source), args.horizon, args.source),
+        args.source, "score the outlook")
+    if report is None:
+        return status
     print(json_text(report, indent=2) if args.json else format_backtest(report))
     return 0
 

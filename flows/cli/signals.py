@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
-import duckdb
-
 from analytics.buy_signal import SIGNAL
 from analytics.price_history import backtest_report
-from flows.cli.common import UsageError, json_text, one_line
+from flows.cli.common import UsageError, json_text, read_backtest
 from flows.cli.outlook import cmd_backtest_outlook
-from warehouse import db
 
 
 def _share(value) -> str:
@@ -46,18 +41,10 @@ def cmd_backtest(args) -> int:
         return cmd_backtest_outlook(args)
     if args.window < 1:
         raise UsageError("--window must be at least 1 day")
-    try:
-        with db.connect(read_only=True) as connection:
-            report = backtest_report(connection, args.window, args.source)
-    except duckdb.CatalogException as error:
-        print(f"gpuprices backtest: the warehouse has no built marts yet ({one_line(error)}); run "
-              "`gpuprices run --offline` or `gpuprices build` first", file=sys.stderr)
-        return 2
-    if not report["series"]:
-        where = f" from source {args.source}" if args.source else ""
-        print(f"gpuprices backtest: no price series{where} long enough to backtest "
-              f"({len(report['skipped'])} too short)", file=sys.stderr)
-        return 1
+    report, status = read_backtest(lambda connection: backtest_report(connection, args.window, args.source),
+                                   args.source, "backtest")
+    if report is None:
+        return status
     if args.json:
         print(json_text(report, indent=2))
     else:
