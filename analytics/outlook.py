@@ -15,6 +15,13 @@ has few such windows). A logistic regression turns them into each drop probabili
 the log change to t + h give the percentiles; a least-squares fit of the window's low against today's price gives
 the expected low. A series needs MIN_HISTORY_DAYS days of history for an outlook.
 
+A series is split into segments at every gap of more than MAX_GAP_DAYS days between two observed days of other
+sources (`segments`: the warehouse's dense series carries the last price across a gap, and what follows a long gap
+from other sources is other sellers or providers altogether, a splice; within one source a gap is an unchanged
+price, as in Keepa's change-only histories): each segment is a series of its own. Its features, its outcomes
+(the window (t, t + h] ends within the segment) and its scores never reach across a gap, and it needs
+MIN_HISTORY_DAYS days of its own for an outlook.
+
 The baselines the backtest scores it against (`score`): the climatology (the frequency of such drops in windows that
 ended by t: the series' own when it has CLIMATOLOGY_MIN_WINDOWS of them, else pooled over the scored series) and the
 naive quantiles (the past h-day log changes' quantiles, own or pooled the same way, applied to today's price).
@@ -23,6 +30,7 @@ naive quantiles (the past h-day log changes' quantiles, own or pooled the same w
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -36,6 +44,11 @@ import polars as pl
 DEFAULT_HORIZON_DAYS = 30
 MIN_HISTORY_DAYS = 60  # a series has an outlook from its 60th day on (index 59): the features need two months
 CLIMATOLOGY_MIN_WINDOWS = 30  # own climatology / naive changes from this many completed windows on, else pooled
+# A longer stretch between two observed days of other sources splits a series (`segments`). Over 7: GCP's list prices are weekly (a
+# revision every 7 days, 14 when one week is missing) and stay one series; not much more: a gap of d days holds one
+# price over d - 1 days, at 14 under half of a 30-day median and of a 30-day outcome window, at 31 all of them. The
+# same 14 days break the pages' price lines (dashboards/gpu_charts.GAP_DAYS).
+MAX_GAP_DAYS = 14
 SHRINK_WINDOWS = 10  # the own-climatology feature: (drops + 10 x pooled rate) / (windows + 10)
 DROPS = {"drop_5pct": 0.05, "drop_10pct": 0.10}
 QUANTILES = {"p10": 0.1, "p50": 0.5, "p90": 0.9}
@@ -183,22 +196,81 @@ def is_rental(market: str) -> bool:
     return not market.startswith("retail_")
 
 
+def segment_bounds(found) -> list[tuple[int, int]]:
+    """The segments of a price_history.PriceSeries as index ranges [start, stop) of its days: a new segment starts at
+    an observed day more than MAX_GAP_DAYS days after the observed day before it whose sources differ (a splice: a
+    history that ended, and other sellers or providers after it). A long gap within one source's observations is an
+    unchanged price: Keepa records a price when it changes, so months without a row are months at that price. Each
+    segment runs from an observed day to an observed day; the days a splice's gap carried a price over belong to
+    none. A series without its days' sources (made by hand) splits at every long gap."""
+    observed = found.observed_flags() if hasattr(found, "observed_flags") else [True] * len(found.days)
+    day_sources = getattr(found, "observed_sources", None)  # None: unknown, every long gap splits
+    indexes = [index for index, flag in enumerate(observed) if flag]
+    if not indexes:
+        return []
+    bounds, start, previous = [], indexes[0], indexes[0]
+    for index in indexes[1:]:
+        if (found.days[index] - found.days[previous]).days > MAX_GAP_DAYS and (
+                day_sources is None or day_sources[index] != day_sources[previous]):
+            bounds.append((start, previous + 1))
+            start = index
+        previous = index
+    bounds.append((start, previous + 1))
+    return bounds
+
+
+def segments(found) -> list:
+    """The series' segments (segment_bounds), each a copy of it holding that stretch's days, prices and flags."""
+    observed = found.observed_flags() if hasattr(found, "observed_flags") else [True] * len(found.days)
+    day_sources = getattr(found, "observed_sources", None)
+    return [dataclasses.replace(found, days=found.days[start:stop], prices=found.prices[start:stop],
+                                observed=observed[start:stop],
+                                **({} if day_sources is None else {"observed_sources": day_sources[start:stop]}))
+            for start, stop in segment_bounds(found)]
+
+
+def has_outlook(found) -> bool:
+    """Whether the series has an outlook on its last day: its last segment has MIN_HISTORY_DAYS days."""
+    bounds = segment_bounds(found)
+    return bool(bounds) and bounds[-1][1] - bounds[-1][0] >= MIN_HISTORY_DAYS
+
+
+def too_short(found) -> str:
+    """Why the series has no outlook on its last day, in one line (without a trailing period)."""
+    bounds = segment_bounds(found) or [(0, 0)]
+    start, stop = bounds[-1]
+    since = ""
+    if len(bounds) > 1:
+        before, after = found.days[bounds[-2][1] - 1], found.days[start]
+        since = f" since a {(after - before).days}-day gap without an observation ({before} to {after})"
+    return f"{found.gpu_id} {found.market}: {stop - start} days of history{since}, the outlook needs {MIN_HISTORY_DAYS}"
+
+
 def outlooks(found, horizon: int = DEFAULT_HORIZON_DAYS, every_day: bool = False, since: date | None = None,
              model: Mapping | None = None) -> list[Outlook]:
     """The outlook of a price_history.PriceSeries on its last day (every day with enough history: every_day; every
-    day from `since` on: since), each from the prices up to its day only."""
+    day from `since` on: since), each from the prices of its segment up to its day only (`segments`: a day within
+    MIN_HISTORY_DAYS - 1 days after a gap of over MAX_GAP_DAYS days has none). Raises OutlookError when the last
+    segment is too short (on its last day), or every segment (every_day, since)."""
     fit = model_for(horizon, model)
-    if len(found.prices) < MIN_HISTORY_DAYS:
-        raise OutlookError(f"{found.gpu_id} {found.market}: {len(found.prices)} days of history, the outlook needs "
-                           f"{MIN_HISTORY_DAYS}")
-    frame = feature_frame(found.prices, horizon, is_rental(found.market))
-    days = None if every_day else [len(found.prices) - 1] if since is None else [
-        t for t, day in enumerate(found.days) if day >= since]
-    return [Outlook(found.gpu_id, found.market, found.days[row["t"]], horizon, float(found.prices[row["t"]]),
-                    row["drop_5pct"], row["drop_10pct"], *(float(found.prices[row["t"]]) * row[name] for name in
-                                                          ("p10", "p50", "p90", "expected_low")),
-                    row["t"] + 1)
-            for row in predict_frame(frame, fit, days)]
+    bounds = segment_bounds(found)
+    if not every_day and since is None:
+        bounds = bounds[-1:]
+    bounds = [(start, stop) for start, stop in bounds if stop - start >= MIN_HISTORY_DAYS]
+    if not bounds:
+        raise OutlookError(too_short(found))
+    found_outlooks = []
+    for start, stop in bounds:
+        frame = feature_frame(found.prices[start:stop], horizon, is_rental(found.market))
+        days = None if every_day else [stop - start - 1] if since is None else [
+            t for t, day in enumerate(found.days[start:stop]) if day >= since]
+        for row in predict_frame(frame, fit, days):
+            price = float(found.prices[start + row["t"]])
+            found_outlooks.append(Outlook(found.gpu_id, found.market, found.days[start + row["t"]], horizon, price,
+                                          row["drop_5pct"], row["drop_10pct"],
+                                          *(price * row[name] for name in ("p10", "p50", "p90", "expected_low")),
+                                          row["t"] + 1))
+    return found_outlooks
 
 
 # ---- fitting (dev/tune_outlook.py writes MODEL_PATH with fit_model) ----------------------------------------------
@@ -416,48 +488,75 @@ def score(scored: Sequence[ScoredSeries], horizon: int) -> dict:
 
 # ---- the warehouse: gpuprices outlook, backtest --outlook, the mart, the pages ------------------------------------
 
-def _long_enough(found, horizon: int) -> bool:
-    return len(found.prices) >= MIN_HISTORY_DAYS + horizon
+def _scored_series(found_series: list, horizon: int, fit: Mapping, source: str | None = None):
+    """The segments long enough to score (MIN_HISTORY_DAYS + horizon days), each with its feature frame and every
+    day's outlook and the index of its series in found_series, and the series with none as skipped rows (their
+    longest segment's days): ([(series index, ScoredSeries)], [{"gpu_id", "market", "days"}])."""
+    scored, skipped = [], []
+    for index, found in enumerate(found_series):
+        parts = segments(found)
+        long_enough = [part for part in parts if len(part.prices) >= MIN_HISTORY_DAYS + horizon]
+        if not long_enough:
+            skipped.append({"gpu_id": found.gpu_id, "market": found.market,
+                            "days": max((len(part.prices) for part in parts), default=0)})
+            continue
+        for part in long_enough:
+            frame = feature_frame(part.prices, horizon, is_rental(found.market))
+            scored.append((index, ScoredSeries({"source": source or ",".join(found.sources), "gpu_id": found.gpu_id,
+                                                "market": found.market}, part.days, frame,
+                                               predict_frame(frame, fit))))
+    return scored, skipped
+
+
+def _rows_by_series(scored: list, horizon: int) -> dict[int, list[dict]]:
+    """Every scored day of the segments (score_rows: scored together, the pooled baselines from every segment's
+    windows), by the index of the segment's series."""
+    found: dict[int, list[dict]] = {index: [] for index, _ in scored}
+    for row in score_rows([one for _, one in scored], horizon):
+        found[scored[row["series"]][0]].append(row)
+    return found
 
 
 def backtest_report(found_series: list, horizon: int = DEFAULT_HORIZON_DAYS, source: str | None = None,
                     model: Mapping | None = None) -> dict:
     """`gpuprices backtest --outlook --json`: every series with an outlook and a known outcome on at least one day
-    (MIN_HISTORY_DAYS + horizon days), scored walk-forward: {"overall": {...}, "series": [...], "horizon": h,
+    (a segment of MIN_HISTORY_DAYS + horizon days), scored walk-forward, each segment on its own: {"overall": {...},
+    "series": [{"source", "gpu_id", "market", "days", "segments" (its segments scored), ...}], "horizon": h,
     "skipped": [...]}. The model's coefficients are the stored fit (on the bundled histories: in sample there).
     found_series: the warehouse's series (analytics.price_history.series), which reads the warehouse."""
-    fit = model_for(horizon, model)
-    scored, skipped = [], []
-    for found in found_series:
-        if not _long_enough(found, horizon):
-            skipped.append({"gpu_id": found.gpu_id, "market": found.market, "days": len(found.prices)})
-            continue
-        frame = feature_frame(found.prices, horizon, is_rental(found.market))
-        scored.append(ScoredSeries({"source": source or ",".join(found.sources), "gpu_id": found.gpu_id,
-                                    "market": found.market}, found.days, frame, predict_frame(frame, fit)))
-    return {**score(scored, horizon), "horizon": horizon, "skipped": skipped}
+    scored, skipped = _scored_series(found_series, horizon, model_for(horizon, model), source)
+    by_series = _rows_by_series(scored, horizon)
+    rows = [row for mine in by_series.values() for row in mine]
+    keys = {index: one.key for index, one in scored}
+    return {"overall": summarize(rows),
+            "series": [{**keys[index], "days": len(mine), "segments": sum(1 for i, _ in scored if i == index),
+                        **summarize(mine)} for index, mine in by_series.items()],
+            "horizon": horizon, "skipped": skipped}
 
 
-def page_outlooks(found_series: list, horizon: int = DEFAULT_HORIZON_DAYS, model: Mapping | None = None) -> list[dict]:
-    """For the GPU pages (issue 26, part 5): per GPU x market series with an outlook, its latest outlook (prices in
-    USD) and the series' own backtested figures: {"gpu_id", "market", "outlook": Outlook.as_dict(), "scored":
-    {"drop_5pct": {"skill", "n", ...}, "drop_10pct": ..., "interval_80": ..., "quantile_loss": ...} or None when
-    no day has a known outcome yet}."""
-    fit = model_for(horizon, model)
-    found_pages = []
-    for found in found_series:
-        if len(found.prices) < MIN_HISTORY_DAYS:
+def series_scores(found_series: list, horizon: int = DEFAULT_HORIZON_DAYS, model: Mapping | None = None) -> list[dict]:
+    """For the pages (issue 26, part 5; stored by write_scores): per GPU x market series with an outlook on its last
+    day (has_outlook: its last segment has MIN_HISTORY_DAYS days), its own backtested figures over every segment, the
+    same as its row of `gpuprices backtest --outlook` (every series scored together: a segment's early days, with
+    under CLIMATOLOGY_MIN_WINDOWS windows of its own, are compared with the pooled baselines): {"gpu_id", "market",
+    "horizon_days", "as_of" (its last day), "days_of_history" (its last segment's days), "scored_days" (days with an
+    outlook, a known outcome and a baseline; 0: none yet), "first_scored_date", "last_scored_date", "is_synthetic",
+    ...summarize(its days)}."""
+    scored, _skipped = _scored_series(found_series, horizon, model_for(horizon, model))
+    by_series = _rows_by_series(scored, horizon)
+    found_scores = []
+    for index, found in enumerate(found_series):
+        if not has_outlook(found):
             continue
-        frame = feature_frame(found.prices, horizon, is_rental(found.market))
-        predictions = predict_frame(frame, fit)
-        (latest,) = outlooks(found, horizon, model=model)
-        scored = None
-        if _long_enough(found, horizon):
-            report = score([ScoredSeries({}, found.days, frame, predictions)], horizon)
-            scored = {key: value for key, value in report["series"][0].items() if key != "days"}
-        found_pages.append({"gpu_id": found.gpu_id, "market": found.market, "outlook": latest.as_dict(),
-                            "scored": scored, "is_synthetic": found.is_synthetic})
-    return found_pages
+        mine = by_series.get(index, [])
+        start, stop = segment_bounds(found)[-1]
+        found_scores.append({"gpu_id": found.gpu_id, "market": found.market, "horizon_days": horizon,
+                             "as_of": found.days[stop - 1], "days_of_history": stop - start,
+                             "scored_days": len(mine),
+                             "first_scored_date": min((row["date"] for row in mine), default=None),
+                             "last_scored_date": max((row["date"] for row in mine), default=None),
+                             "is_synthetic": found.is_synthetic, **summarize(mine)})
+    return found_scores
 
 
 # Written here, by Python, after each dbt build; dbt shows it as the view marts.gpu_price_outlook_daily
@@ -482,12 +581,18 @@ def write_mart(connection, found_series: list, every_day: bool = False, horizon:
                since: date | None = None) -> int:
     """marts.gpu_price_outlook_daily: the outlook of every series with enough history on its latest day (a daily
     build), on every day from `since` on (an incremental build's rebuilt days), or on every day (every_day: `gpuprices
-    outlook --rebuild`). Each day's row comes from the prices up to that day only. found_series: every series of the
-    warehouse (analytics.price_history.series). Returns the rows written."""
+    outlook --rebuild`). Each day's row comes from the prices of its segment up to that day only (`outlooks`); the
+    days it computes again lose a row they no longer have (a day within MIN_HISTORY_DAYS after a long gap).
+    found_series: every series of the warehouse (analytics.price_history.series). Returns the rows written."""
     create_table(connection)
-    rows = []
+    rows, stale = [], []
     for found in found_series:
-        if len(found.prices) < MIN_HISTORY_DAYS:
+        bounds = segment_bounds(found)
+        if not bounds:
+            continue
+        if not any(stop - start >= MIN_HISTORY_DAYS for start, stop in (
+                bounds if every_day or since is not None else bounds[-1:])):
+            stale.append((horizon, found.gpu_id, found.market, found.days[-1]))
             continue
         for one in outlooks(found, horizon, every_day=every_day, since=since):
             rows.append((one.as_of, one.gpu_id, one.market, horizon, one.price_usd, one.drop_5pct, one.drop_10pct,
@@ -495,10 +600,64 @@ def write_mart(connection, found_series: list, every_day: bool = False, horizon:
                          found.is_synthetic))
     if every_day:
         connection.execute(f"DELETE FROM {TABLE} WHERE horizon_days = ?", [horizon])
+    elif since is not None:  # every day from since on is computed again
+        connection.execute(f"DELETE FROM {TABLE} WHERE horizon_days = ? AND price_date >= ?", [horizon, since])
+    elif stale:  # a last day without an outlook: no row left from an earlier build
+        connection.executemany(f"DELETE FROM {TABLE} WHERE horizon_days = ? AND gpu_id = ? AND market = ? "
+                               "AND price_date = ?", stale)
     if rows:  # a day computed again replaces its row
         names = ["price_date", "gpu_id", "market", "horizon_days", "price_usd", "prob_drop_5pct", "prob_drop_10pct",
                  "p10_price_usd", "p50_price_usd", "p90_price_usd", "expected_low_usd", "days_of_history",
                  "is_synthetic"]
         new_rows = pl.DataFrame(rows, schema=names, orient="row").to_arrow()  # noqa: F841 (read by the SQL below)
         connection.execute(f"INSERT OR REPLACE INTO {TABLE} SELECT * FROM new_rows")
+    return len(rows)
+
+
+# Each series' own backtested figures, written beside the outlook by the same stage (warehouse/build.write_series_marts);
+# dbt shows it as the view marts.gpu_price_outlook_scores (models/marts/gpu_price_outlook_scores.yml): the pages
+# read the figures there, they do not score the model themselves.
+SCORES_TABLE = "meta.gpu_price_outlook_scores"
+SCORES_MART = "marts.gpu_price_outlook_scores"
+SCORE_COLUMNS = {
+    "gpu_id": pl.String, "market": pl.String, "horizon_days": pl.Int32, "as_of": pl.Date,
+    "days_of_history": pl.Int32, "scored_days": pl.Int32, "first_scored_date": pl.Date, "last_scored_date": pl.Date,
+    "drop_5pct_brier": pl.Float64, "drop_5pct_brier_climatology": pl.Float64, "drop_5pct_skill": pl.Float64,
+    "drop_10pct_brier": pl.Float64, "drop_10pct_brier_climatology": pl.Float64, "drop_10pct_skill": pl.Float64,
+    "interval_80_coverage": pl.Float64, "quantile_loss": pl.Float64, "quantile_loss_naive": pl.Float64,
+    "quantile_skill": pl.Float64, "is_synthetic": pl.Boolean,
+}
+SCORES_DDL = f"""CREATE TABLE IF NOT EXISTS {SCORES_TABLE} (
+    gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, horizon_days INTEGER NOT NULL, as_of DATE NOT NULL,
+    days_of_history INTEGER NOT NULL, scored_days INTEGER NOT NULL, first_scored_date DATE, last_scored_date DATE,
+    drop_5pct_brier DOUBLE, drop_5pct_brier_climatology DOUBLE, drop_5pct_skill DOUBLE,
+    drop_10pct_brier DOUBLE, drop_10pct_brier_climatology DOUBLE, drop_10pct_skill DOUBLE,
+    interval_80_coverage DOUBLE, quantile_loss DOUBLE, quantile_loss_naive DOUBLE, quantile_skill DOUBLE,
+    is_synthetic BOOLEAN NOT NULL, PRIMARY KEY (gpu_id, market, horizon_days))"""
+
+
+def create_scores_table(connection) -> None:
+    """The table the view marts.gpu_price_outlook_scores reads: it exists (empty) before the first dbt build."""
+    connection.execute("CREATE SCHEMA IF NOT EXISTS meta")
+    connection.execute(SCORES_DDL)
+
+
+def write_scores(connection, found_series: list, horizon: int = DEFAULT_HORIZON_DAYS) -> int:
+    """marts.gpu_price_outlook_scores: every series with an outlook and its own backtested figures (series_scores)
+    on the warehouse as it is now; the horizon's rows are replaced whole (a series gone is gone). Returns the rows
+    written."""
+    create_scores_table(connection)
+    rows = []
+    for one in series_scores(found_series, horizon):
+        rows.append({**{name: one[name] for name in ("gpu_id", "market", "horizon_days", "as_of", "days_of_history",
+                                                     "scored_days", "first_scored_date", "last_scored_date")},
+                     **{f"{name}_{figure}": one[name][figure] for name in DROPS
+                        for figure in ("brier", "brier_climatology", "skill")},
+                     "interval_80_coverage": one["interval_80"]["coverage"],
+                     "quantile_loss": one["quantile_loss"]["model"],
+                     "quantile_loss_naive": one["quantile_loss"]["naive"],
+                     "quantile_skill": one["quantile_loss"]["skill"], "is_synthetic": one["is_synthetic"]})
+    new_rows = pl.DataFrame(rows, schema=SCORE_COLUMNS).to_arrow()  # noqa: F841 (read by the SQL below)
+    connection.execute(f"DELETE FROM {SCORES_TABLE} WHERE horizon_days = ?", [horizon])
+    connection.execute(f"INSERT INTO {SCORES_TABLE} SELECT {', '.join(SCORE_COLUMNS)} FROM new_rows")
     return len(rows)

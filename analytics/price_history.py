@@ -5,13 +5,14 @@ A series is one GPU in one market (retail_new, retail_used, on_demand, spot, res
 marketplace_on_demand / marketplace_spot for peer-to-peer asks): per day, the cheapest price (per card, or per
 GPU-hour with the host VM included) in USD, from marts.gpu_prices_daily (the market's cheapest; days whose every
 offer is a carried-forward snapshot left out, they are no observation); with `source`, that source's own, from
-marts.gpu_prices_by_source_daily. The days between observations carry the last price (buy_signal.daily_series).
+marts.gpu_prices_by_source_daily. The days between observations carry the last price (buy_signal.daily_series);
+`observed` says which days were observed (the outlook splits a series at long gaps: outlook.segments).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import duckdb
@@ -35,7 +36,7 @@ SERIES_SQL = f"""
 # at three years come back in a few dozen rows, fast enough for every dashboard build.
 SERIES_LISTS_SQL = """
     SELECT gpu_id, market, list(price_date ORDER BY price_date), list(price_usd::VARCHAR ORDER BY price_date),
-           bool_or(is_synthetic), string_agg(sources, ',')
+           bool_or(is_synthetic), string_agg(sources, ','), list(sources ORDER BY price_date)
     FROM ({rows}) GROUP BY ALL ORDER BY gpu_id, market"""
 
 
@@ -48,10 +49,33 @@ class PriceSeries:
     prices: list[Decimal]  # USD per card or per GPU-hour, carried over days without an observation
     is_synthetic: bool  # any price behind it from a recording that is not a real capture
     sources: list[str]
+    # parallel to days: True on a day with an observation, False on a day that carries the last observed price;
+    # None: every day observed (a series made by hand)
+    observed: list[bool] | None = None
+    # parallel to days: the sources of the day's observation (comma-separated), None on a carried day; None: unknown
+    # (a series made by hand). A long gap between two observations of other sources is a splice (outlook.segments).
+    observed_sources: list[str | None] | None = None
 
     @property
     def price_per(self) -> str:
         return "card" if self.market.startswith("retail_") else "gpu_hour"
+
+    def observed_flags(self) -> list[bool]:
+        return list(self.observed) if self.observed is not None else [True] * len(self.days)
+
+    @classmethod
+    def from_observations(cls, gpu_id: str, market: str, source: str | None, observations, is_synthetic: bool,
+                          sources: list[str], observation_sources: list[str] | None = None) -> PriceSeries:
+        """A dense daily series (buy_signal.daily_series) from (day, price) observations, the observed days marked
+        (and, given `observation_sources` parallel to the observations, each observed day's sources)."""
+        observations = list(observations)
+        dense = buy_signal.daily_series(observations)
+        day_sources = {(when.astimezone(UTC) if when.tzinfo else when).date() if isinstance(when, datetime) else when:
+                       None if observation_sources is None else observation_sources[index]
+                       for index, (when, _) in enumerate(observations)}  # the days daily_series counts them on
+        return cls(gpu_id, market, source, [day for day, _ in dense], [price for _, price in dense], is_synthetic,
+                   sources, [day in day_sources for day, _ in dense],
+                   None if observation_sources is None else [day_sources.get(day) for day, _ in dense])
 
 
 def series(connection: duckdb.DuckDBPyConnection, source: str | None = None, gpu_id: str | None = None,
@@ -60,10 +84,10 @@ def series(connection: duckdb.DuckDBPyConnection, source: str | None = None, gpu
     rows = connection.execute(SERIES_LISTS_SQL.format(rows=sql), {**parameters, "gpu": gpu_id, "market": market}
                               ).fetchall()
     found = []
-    for gpu, market_name, days, prices, synthetic, sources in rows:
-        dense = buy_signal.daily_series(zip(days, (Decimal(price) for price in prices), strict=True))
-        found.append(PriceSeries(gpu, market_name, source, [day for day, _ in dense], [price for _, price in dense],
-                                 bool(synthetic), sorted(set((sources or "").split(",")) - {""})))
+    for gpu, market_name, days, prices, synthetic, sources, day_sources in rows:
+        found.append(PriceSeries.from_observations(
+            gpu, market_name, source, zip(days, (Decimal(price) for price in prices), strict=True), bool(synthetic),
+            sorted(set((sources or "").split(",")) - {""}), [value or "" for value in day_sources]))
     return found
 
 
@@ -79,8 +103,7 @@ def backtest_report(connection: duckdb.DuckDBPyConnection | None, window: int = 
         by_rule = {name: buy_signal.backtest(found.prices, rule(found.prices), window)
                    for name, rule in buy_signal.RULES.items()}
         if window in outlook_horizons():  # the outlook rule beside the others (issue 26); not the decision rule
-            by_rule[buy_signal.OUTLOOK_RULE] = buy_signal.backtest(found.prices, outlook_fires(found.prices, window),
-                                                                   window)
+            by_rule[buy_signal.OUTLOOK_RULE] = buy_signal.backtest(found.prices, outlook_fires(found, window), window)
         results.append({"gpu_id": found.gpu_id, "market": found.market, "source": source or ",".join(found.sources),
                         "first_day": found.days[0], "last_day": found.days[-1], "is_synthetic": found.is_synthetic,
                         **{name: result.as_dict() for name, result in by_rule.items()}})
@@ -102,14 +125,18 @@ def outlook_horizons() -> set[int]:
     return {int(horizon) for horizon in outlook.load_model()["horizons"]}
 
 
-def outlook_fires(prices, window: int) -> list[bool]:
+def outlook_fires(found: PriceSeries, window: int) -> list[bool]:
     """The outlook rule (issue 26): buy on a day whose P(drop >= 5% within the window) is under
-    buy_signal.OUTLOOK_BUY_THRESHOLD; never in a series' first outlook.MIN_HISTORY_DAYS - 1 days (no outlook)."""
-    fires = [False] * len(prices)
-    if len(prices) >= outlook.MIN_HISTORY_DAYS:
-        fit = outlook.model_for(window)
-        for row in outlook.predict_frame(outlook.feature_frame(prices, window), fit):
-            fires[row["t"]] = row["drop_5pct"] < buy_signal.OUTLOOK_BUY_THRESHOLD
+    buy_signal.OUTLOOK_BUY_THRESHOLD; never on a day without an outlook (in the first outlook.MIN_HISTORY_DAYS - 1
+    days of the series, or of its segment after a gap of over outlook.MAX_GAP_DAYS days: outlook.segments)."""
+    fires = [False] * len(found.prices)
+    fit = None
+    for start, stop in outlook.segment_bounds(found):
+        if stop - start < outlook.MIN_HISTORY_DAYS:
+            continue
+        fit = fit or outlook.model_for(window)
+        for row in outlook.predict_frame(outlook.feature_frame(found.prices[start:stop], window), fit):
+            fires[start + row["t"]] = row["drop_5pct"] < buy_signal.OUTLOOK_BUY_THRESHOLD
     return fires
 
 

@@ -72,9 +72,13 @@ SETTINGS = (
     Setting('GPUPRICES_HTTP_BACKOFF_CAP_S', '30',
             'longest backoff pause, seconds'),
     Setting('GPUPRICES_HTTP_MAX_RETRY_AFTER_S', '120',
-            'longest Retry-After honoured; a server asking for more is a failure'),
+            'longest Retry-After (seconds, or an HTTP date) honoured on a 429 or 503; a server asking for more is a '
+            'failure at once, in one line'),
     Setting('GPUPRICES_HTTP_MAX_BODY_BYTES', '25000000',
             'size cap of a response body (AWS offer files set their own)'),
+    Setting('GPUPRICES_CONTACT_URL', 'https://github.com/gpuprices/gpuprices',
+            'where a site owner reaches whoever runs the collector: named in the User-Agent of every request '
+            '(`gpuprices/<version> (+<url>; ...)`); an `http(s)://` or `mailto:` address'),
     Setting('GPUPRICES_SOURCE_DEADLINE_S', '900',
             "deadline for a source's whole fetch, seconds"),
     Setting('GPUPRICES_SOURCE_RETRIES', '2',
@@ -165,6 +169,20 @@ def headline_includes_marketplaces() -> bool:
 def faults_path() -> Path | None:
     value = raw("GPUPRICES_FAULTS")
     return Path(value) if value else None
+
+
+DEFAULT_CONTACT_URL = "https://github.com/gpuprices/gpuprices"  # the project's repository (placeholder address)
+
+
+def contact_url() -> str:
+    """GPUPRICES_CONTACT_URL: the address the User-Agent names (scrapers/http.py). Refused when it is not one
+    http(s):// or mailto: address without spaces: it goes into a header of every request."""
+    value = (raw("GPUPRICES_CONTACT_URL") or DEFAULT_CONTACT_URL).strip()
+    if not value.startswith(("https://", "http://", "mailto:")) or any(c.isspace() or not c.isprintable()
+                                                                       or c in "()" for c in value):
+        raise ValueError(f"GPUPRICES_CONTACT_URL must be one http(s):// or mailto: address without spaces or "
+                         f"parentheses (it is sent in the User-Agent header), not {value!r}")
+    return value
 
 
 def http_overrides() -> dict[str, float]:

@@ -14,12 +14,21 @@ from urllib.parse import urlsplit
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from config.settings import data_home
-from dashboards.data import PROVIDER_MOVE_DAYS, DashboardData, load
+from analytics.outlook import MIN_HISTORY_DAYS
+from dashboards.data import (
+    OUTLOOK_CURRENT_DAYS,
+    OUTLOOK_HORIZON_DAYS,
+    PROVIDER_MOVE_DAYS,
+    DashboardData,
+    GpuPage,
+    load,
+)
 from dashboards.gpu_charts import (
     GAP_DAYS,
     REAL_COLOR,
     SYNTHETIC_COLOR,
     index_chart,
+    outlook_chart,
     plain,
     price_charts,
 )
@@ -50,6 +59,22 @@ def _percent(value, plain: bool = False) -> str:
     return f"{float(value) * 100:.0f}%" if plain else f"{float(value) * 100:+.1f}%"
 
 
+def _chance(value) -> str:
+    """A probability as a whole percentage, never a false 0% or 100%."""
+    if value is None:
+        return "-"
+    share = float(value)
+    return "under 1%" if share < 0.005 else "over 99%" if share > 0.995 else f"{share * 100:.0f}%"
+
+
+def _skill(value) -> str:
+    """A skill score to two decimals, a rounded zero never signed ("0.00", not "-0.00")."""
+    if value is None:
+        return "-"
+    text = f"{float(value):.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
 def _when(value) -> str:
     if value is None:
         return "-"
@@ -66,7 +91,8 @@ def _safe_url(value) -> str | None:
 
 def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
-    env.filters.update(money=_money, number=_number, percent=_percent, when=_when, safe_url=_safe_url)
+    env.filters.update(money=_money, number=_number, percent=_percent, chance=_chance, skill=_skill, when=_when,
+                       safe_url=_safe_url)
     return env
 
 
@@ -174,6 +200,44 @@ def _memory_vs_price_chart(gpu_rows: list[dict]) -> dict:
                        "yaxis": {"title": {"text": "memory, GB"}}, "hovermode": "closest", "height": 420}}
 
 
+OUTLOOK_FEATURE_DAYS = 90  # the outlook's features look this far back (analytics/outlook.py feature_frame)
+
+
+def _recent_gap(history: list[dict], as_of, days_of_history: int | None = None) -> dict | None:
+    """The latest stretch of more than GAP_DAYS without an observation that ends within the OUTLOOK_FEATURE_DAYS
+    days up to the outlook's day. Within one source's observations the outlook reads it as an unchanged price (its
+    series holds the earlier price across the gap, and its features see the two prices side by side); where the
+    sources before and after differ it is a splice, and the outlook's segment starts after it (analytics/outlook.py
+    segment_bounds). The page reads no sources: the outlook's days_of_history tells, since a segment that starts at
+    the gap's end has at most (as_of - after) + 1 days. {"before", "before_price", "after", "after_price", "days",
+    "splice" (True, False, or None when days_of_history is unknown)} or None."""
+    days = sorted((r for r in history if r["price_date"] <= as_of), key=lambda r: r["price_date"])
+    for earlier, later in reversed(list(zip(days, days[1:]))):
+        if (as_of - later["price_date"]).days > OUTLOOK_FEATURE_DAYS:
+            return None
+        gap = (later["price_date"] - earlier["price_date"]).days
+        if gap > GAP_DAYS:
+            splice = None if days_of_history is None else days_of_history <= (as_of - later["price_date"]).days + 1
+            return {"before": earlier["price_date"], "before_price": earlier["min_price_usd"],
+                    "after": later["price_date"], "after_price": later["min_price_usd"], "days": gap,
+                    "splice": splice}
+    return None
+
+
+def outlook_charts(gpu: GpuPage) -> list[tuple[dict, dict]]:
+    """Each outlook of a GPU page with its fan chart, drawn over that market's price history, and the recent gap in
+    that history (`_recent_gap`: an unchanged price the outlook's series holds across, or a splice it starts after;
+    None: none)."""
+    found = []
+    for number, row in enumerate(gpu.outlooks):
+        history = [r for r in gpu.prices
+                   if (r["channel"], r["pricing_type"], r["price_per"]) == (row["channel"], row["pricing_type"],
+                                                                            row["price_per"])]
+        found.append(({**row, "recent_gap": _recent_gap(history, row["price_date"], row.get("days_of_history"))},
+                      outlook_chart(history, row, number)))
+    return found
+
+
 # -- the site -----------------------------------------------------------------------------------------------------
 def render(data: DashboardData, target: Path) -> list[Path]:
     """Write every page of the site into `target` (which must not exist yet); the pages written."""
@@ -186,6 +250,8 @@ def render(data: DashboardData, target: Path) -> list[Path]:
     shutil.copy(_plotly_js(), assets / "plotly.min.js")
 
     common = {"latest_date": data.latest_date, "has_synthetic": data.has_synthetic,
+              "outlook_horizon": OUTLOOK_HORIZON_DAYS, "outlook_current_days": OUTLOOK_CURRENT_DAYS,
+              "outlook_needed_days": MIN_HISTORY_DAYS + OUTLOOK_HORIZON_DAYS,
               "built_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
     gpu_rows = _gpu_rows(data)
     written = []
@@ -197,6 +263,7 @@ def render(data: DashboardData, target: Path) -> list[Path]:
 
     page("index.html", "index.html", title="Overview", rent_best=data.rent_best, buy_best=data.buy_best,
          moves=data.moves, good_deals=data.good_deals, backtest=data.backtest, freshness=data.freshness,
+         outlook_drops=data.outlook_drops, outlook_rises=data.outlook_rises,
          headline_includes_marketplaces=data.headline_includes_marketplaces,
          failures=data.failures,
          charts={"rent_best": _bar(data.rent_best, "bf16_dense_tflops_per_usd",
@@ -209,7 +276,7 @@ def render(data: DashboardData, target: Path) -> list[Path]:
         page("gpu.html", f"gpu/{gpu.gpu_id}.html", root="../", title=gpu.name, gpu=gpu,
              any_deal=any(v["buy_now"] and v["as_of"] == data.latest_date for v in gpu.verdicts),
              series_charts=price_charts(gpu.prices), index_chart=index_chart(gpu.price_index), gap_days=GAP_DAYS,
-             provider_move_days=PROVIDER_MOVE_DAYS,
+             provider_move_days=PROVIDER_MOVE_DAYS, outlook_charts=outlook_charts(gpu),
              offers_date=offers_date)
     page("training.html", "training.html", title="Training cost", training_cheapest=data.training_cheapest,
          serving_vs_api=data.serving_vs_api, assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history),

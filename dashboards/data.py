@@ -1,7 +1,11 @@
 """What the dashboards show, read from the warehouse in one short read-only session.
 
 Every query returns plain rows (dicts); the pages are rendered from these and hold no connection, so the site
-opens from disk or any static host and keeps no lock on the database."""
+opens from disk or any static host and keeps no lock on the database. The pages read the marts only (and the
+reference seeds): no raw, staging or intermediate table, and no model is fitted, scored or backtested here (the
+outlook and its backtested skill come from marts.gpu_price_outlook_daily and marts.gpu_price_outlook_scores, the buy
+verdicts and the buy signal's backtest from marts.buy_verdicts and marts.buy_signal_backtest;
+tests/dashboards/test_outlook_pages.py checks every query)."""
 
 from __future__ import annotations
 
@@ -10,16 +14,23 @@ from datetime import date
 
 import duckdb
 
-from analytics import price_history
+from analytics import buy_verdicts
 from config.settings import headline_includes_marketplaces
 from warehouse.build import carry_forward_days
 from warehouse.db import fetch_dicts as _rows
 from warehouse.db import open_for_reading, open_for_writing
-from warehouse.status import DAYS_BEHIND_NEWEST_SQL, SUSPECT_PRICES_SQL, staleness
+from warehouse.markets import MARKETS
+from warehouse.status import SUSPECT_PRICES_SQL, staleness
 
 OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
 PROVIDER_MOVE_DAYS = 30  # the window of the provider moves listed beside a GPU page's price index
 PROVIDER_MOVES_PER_GPU = 12  # the largest of them
+OUTLOOK_HORIZON_DAYS = 30  # the outlook the pages show (the daily build writes this horizon)
+OUTLOOK_CURRENT_DAYS = 7  # the overview lists a series' outlook made within this many days of the newest price day
+OUTLOOKS_LISTED = 8  # per overview list (most likely to drop, most likely to rise)
+# The model's drop chances and its percentiles come from separate fits: a chance this far under what its own
+# percentiles imply is shown as a disagreement (outlook_disagreement)
+DISAGREEMENT_MARGIN = 0.25
 
 
 @dataclass
@@ -38,6 +49,9 @@ class GpuPage:
     price_index: list[dict] = field(default_factory=list)
     # each provider's move over the last PROVIDER_MOVE_DAYS days (gpu_price_relatives_daily), largest first
     provider_moves: list[dict] = field(default_factory=list)
+    # per market with an outlook: marts.gpu_price_outlook_daily on the series' last day with its own backtested
+    # figures (marts.gpu_price_outlook_scores)
+    outlooks: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -62,6 +76,9 @@ class DashboardData:
     quarantine: list[dict] = field(default_factory=list)
     unmatched: list[dict] = field(default_factory=list)
     suspect_prices: list[dict] = field(default_factory=list)  # set aside on the newest day (warehouse/status.py)
+    # the series whose current outlook most likely drops / rises within OUTLOOK_HORIZON_DAYS (outlook_lists)
+    outlook_drops: list[dict] = field(default_factory=list)
+    outlook_rises: list[dict] = field(default_factory=list)
 
     @property
     def has_synthetic(self) -> bool:
@@ -93,12 +110,10 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest, headline_includes_marketplaces()])
     # Street prices when retail sources have them; otherwise the spec table's launch price, labelled as such.
     data.buy_best = _rows(connection, """
-        SELECT purchase.gpu_id, purchase.purchase_price_usd, purchase.purchase_price_basis, purchase.street_provider_count,
-               specs.bf16_dense_tflops / purchase.purchase_price_usd AS bf16_dense_tflops_per_usd,
-               specs.memory_gib / purchase.purchase_price_usd AS memory_gb_per_usd, purchase.is_synthetic
-        FROM intermediate.int_gpu_prices__purchase_daily AS purchase
-        JOIN intermediate.int_gpu_specs AS specs USING (gpu_id)
-        WHERE purchase.price_date = ? AND specs.bf16_dense_tflops IS NOT NULL
+        SELECT gpu_id, purchase_price_usd, purchase_price_basis, street_provider_count, bf16_dense_tflops_per_usd,
+               memory_gb_per_usd, is_synthetic
+        FROM marts.gpu_purchase_value_daily
+        WHERE price_date = ? AND bf16_dense_tflops_per_usd IS NOT NULL
         ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest])
     # Weekly moves from the matched-offer index (marts.gpu_price_index_daily): a source appearing or failing is
     # no move; the day's cheapest price is shown beside it.
@@ -119,30 +134,28 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, pricing_type, price_per)
         WHERE abs(today.price_index / week_ago.week_ago_index - 1) >= 0.0005
         ORDER BY abs(today.price_index / week_ago.week_ago_index - 1) DESC LIMIT 12""", {"latest": latest})
-    every_series = price_history.series(connection)  # read once: the verdicts and the backtest share it
-    verdicts = price_history.verdicts(None, found_series=every_series)
+    verdicts = buy_verdicts.read_verdicts(connection)
     data.good_deals = [v for v in verdicts if v["buy_now"] and v["as_of"] == latest]
-    data.backtest = price_history.backtest_report(None, found_series=every_series)
-    data.gpus = _gpu_pages(connection, verdicts)
+    data.backtest = buy_verdicts.read_backtest(connection)
+    outlooks = read_outlooks(connection)
+    data.outlook_drops, data.outlook_rises = outlook_lists(outlooks, latest)
+    data.gpus = _gpu_pages(connection, verdicts, outlooks)
+    # Chart points (the charts plot floats): read as DOUBLE, not converted one by one to Decimal (10x slower)
     data.training_history = _rows(connection, """
-        SELECT price_date, model_id, min(cost_usd_on_demand_cheapest) AS cheapest_cost_usd,
-               arg_min(is_synthetic, cost_usd_on_demand_cheapest) AS is_synthetic
-        FROM marts.training_cost_daily WHERE cost_usd_on_demand_cheapest IS NOT NULL
-        GROUP BY ALL ORDER BY model_id, price_date""")
+        SELECT price_date, model_id, cost_usd_on_demand_cheapest::DOUBLE AS cheapest_cost_usd, is_synthetic
+        FROM marts.training_cost_by_gpu_daily WHERE is_cheapest_gpu ORDER BY model_id, price_date""")
     data.training_cheapest = _training_cheapest(connection, latest)
-    # One query per reference model (years of daily rows: each page's query stays small; see bench build).
+    # One query per reference model (years of daily rows: each query stays small; see bench build).
     data.training_by_gpu = []
     for (model_id,) in connection.execute("SELECT model_id FROM reference.reference_models ORDER BY 1").fetchall():
         data.training_by_gpu += _rows(connection, """
             WITH per_gpu AS (
-                SELECT price_date, model_id, gpu_id, min(cost_usd_on_demand_cheapest) AS cost_usd,
-                       arg_min(is_synthetic, cost_usd_on_demand_cheapest) AS is_synthetic
-                FROM marts.training_cost_daily
-                WHERE model_id = $model AND cost_usd_on_demand_cheapest IS NOT NULL GROUP BY ALL
+                SELECT price_date, model_id, gpu_id, cost_usd_on_demand_cheapest::DOUBLE AS cost_usd, is_synthetic
+                FROM marts.training_cost_by_gpu_daily WHERE model_id = $model
             ),
             ranked AS (
                 SELECT gpu_id FROM per_gpu WHERE price_date = $latest
-                QUALIFY row_number() OVER (ORDER BY cost_usd) <= 10
+                QUALIFY row_number() OVER (ORDER BY cost_usd, gpu_id) <= 10
             )
             SELECT per_gpu.* FROM per_gpu JOIN ranked USING (gpu_id)
             ORDER BY gpu_id, price_date""", {"model": model_id, "latest": latest})
@@ -155,31 +168,21 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
 
 def _load_runs(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> None:
     """What every source did: there is a run history even before there is a price."""
-    data.freshness = _rows(connection, f"""
-        WITH last_runs AS (
-            SELECT source, max(observed_at) FILTER (WHERE status = 'loaded') AS last_loaded_at,
-                   arg_max(status, observed_at) AS last_status, arg_max(error, observed_at) AS last_error,
-                   count(*) AS runs, count(*) FILTER (WHERE status <> 'loaded') AS runs_not_loaded,
-                   bool_or(is_synthetic) AS is_synthetic, bool_and(trigger = 'import') AS is_imported
-            FROM raw.ingest_runs GROUP BY source
-        )
-        SELECT *, {DAYS_BEHIND_NEWEST_SQL} AS days_behind_newest
-        FROM last_runs ORDER BY source""")
+    data.freshness = _rows(connection, "SELECT * FROM marts.source_freshness ORDER BY source")
     carry_days = carry_forward_days()
     for row in data.freshness:
         row["state"] = staleness(row["days_behind_newest"], carry_days, row["is_imported"])
     data.runs = _rows(connection, """
         SELECT source, status, observed_at, trigger, rows_loaded, rows_rejected, duration_s, error, is_synthetic
-        FROM raw.ingest_runs ORDER BY observed_at DESC, source LIMIT 200""")
+        FROM marts.source_runs ORDER BY observed_at DESC, source LIMIT 200""")
     data.runs_per_day = _rows(connection, """
-        SELECT cast(timezone('UTC', observed_at) AS date) AS run_date, status, count(*) AS runs,
-               sum(rows_loaded) AS rows_loaded
-        FROM raw.ingest_runs GROUP BY ALL ORDER BY run_date""")
+        SELECT run_date, status, count(*) AS runs, sum(rows_loaded) AS rows_loaded
+        FROM marts.source_runs GROUP BY ALL ORDER BY run_date""")
     data.failures = _rows(connection, """
-        SELECT source, status, observed_at, error FROM raw.ingest_runs
+        SELECT source, status, observed_at, error FROM marts.source_runs
         WHERE status <> 'loaded' ORDER BY observed_at DESC LIMIT 200""")
     data.quarantine = _rows(connection, """
-        SELECT source, observed_at, scope, reason, detail FROM raw.quarantine
+        SELECT source, observed_at, scope, reason, detail FROM marts.source_quarantine
         ORDER BY observed_at DESC, source LIMIT 200""")
 
 
@@ -228,7 +231,73 @@ def _serving_vs_api(connection: duckdb.DuckDBPyConnection, latest: date | None) 
         GROUP BY ALL ORDER BY models.name""", [latest])
 
 
-def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> list[GpuPage]:
+def read_outlooks(connection: duckdb.DuckDBPyConnection, horizon: int = OUTLOOK_HORIZON_DAYS) -> list[dict]:
+    """Per series with an outlook today (marts.gpu_price_outlook_scores lists the series the warehouse holds now):
+    its outlook on its last day (marts.gpu_price_outlook_daily) beside its own backtested figures, with its market's
+    channel, pricing type and unit; by GPU and market."""
+    found = _rows(connection, """
+        SELECT outlook.price_date, outlook.gpu_id, outlook.market, outlook.horizon_days, outlook.price_usd,
+               outlook.prob_drop_5pct, outlook.prob_drop_10pct, outlook.p10_price_usd, outlook.p50_price_usd,
+               outlook.p90_price_usd, outlook.expected_low_usd, outlook.days_of_history,
+               outlook.price_date + outlook.horizon_days AS horizon_date,
+               outlook.p50_price_usd / outlook.price_usd - 1 AS p50_change,
+               scores.scored_days, scores.first_scored_date, scores.last_scored_date, scores.drop_5pct_skill,
+               scores.drop_10pct_skill, scores.interval_80_coverage, scores.quantile_skill,
+               outlook.is_synthetic OR scores.is_synthetic AS is_synthetic
+        FROM marts.gpu_price_outlook_scores AS scores
+        JOIN marts.gpu_price_outlook_daily AS outlook
+          ON outlook.gpu_id = scores.gpu_id AND outlook.market = scores.market
+         AND outlook.horizon_days = scores.horizon_days AND outlook.price_date = scores.as_of
+        WHERE scores.horizon_days = ?
+        ORDER BY outlook.gpu_id, outlook.market""", [horizon])
+    for row in found:
+        market = MARKETS.get(row["market"])
+        row.update(channel=market.channel if market else None, pricing_type=market.pricing_type if market else None,
+                   price_per=market.price_per if market else None, disagreement=outlook_disagreement(row))
+    return found
+
+
+def outlook_disagreement(row: dict) -> dict | None:
+    """Where the outlook's drop chance contradicts its own percentiles: the lowest price within (t, t + h] is at most
+    the price on t + h, so a percentile q of that price at or under (1 - d) x today's means P(drop >= d) >= q. The
+    drop chances and the percentiles are separate fits; a chance DISAGREEMENT_MARGIN or more under that bound (e.g.
+    a median 20% lower, yet a 10% drop given 2%) is reported, the worst level: {"level", "chance", "bound",
+    "percentile"}; None when they agree. A comparison of the mart's own figures, nothing refitted."""
+    worst = None
+    for level, chance in ((0.05, row["prob_drop_5pct"]), (0.10, row["prob_drop_10pct"])):
+        threshold = (1 - level) * row["price_usd"]
+        implied = [(q, name) for q, name in ((0.9, "p90"), (0.5, "p50"), (0.1, "p10"))
+                   if row[f"{name}_price_usd"] <= threshold]
+        if implied:
+            bound, name = implied[0]
+            if bound - chance >= DISAGREEMENT_MARGIN and (worst is None or bound - chance > worst["gap"]):
+                worst = {"level": level, "chance": chance, "bound": bound, "percentile": name, "gap": bound - chance}
+    return worst
+
+
+def outlook_lists(outlooks: list[dict], latest: date | None, limit: int = OUTLOOKS_LISTED,
+                  current_days: int = OUTLOOK_CURRENT_DAYS) -> tuple[list[dict], list[dict]]:
+    """The overview's two lists, from the outlooks made within `current_days` of the newest price day `latest` (an
+    older one, of a series that stopped, says nothing about the coming days):
+    - most likely to drop: the highest P(drop >= 5% within the horizon) first;
+    - most likely to rise or hold: of the others, those whose median price at t + h is at or above today's (more
+      likely higher than lower then), the lowest P(drop >= 5%) first, ties by the larger median rise. The model's
+      median seldom moves 1% in 30 days: this list is the series least likely to get cheaper, not a forecast of
+      rises.
+    Each list at most `limit` series; a series is in one list at most."""
+    if latest is None:
+        return [], []
+    current = [row for row in outlooks if (latest - row["price_date"]).days <= current_days]
+    drops = sorted(current, key=lambda r: (-r["prob_drop_5pct"], -r["prob_drop_10pct"], r["gpu_id"], r["market"]))
+    drops = drops[:limit]
+    listed = {(r["gpu_id"], r["market"]) for r in drops}
+    rises = sorted((r for r in current if r["p50_change"] >= 0 and (r["gpu_id"], r["market"]) not in listed),
+                   key=lambda r: (r["prob_drop_5pct"], -r["p50_change"], r["gpu_id"], r["market"]))
+    return drops, rises[:limit]
+
+
+def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
+               outlooks: list[dict] | None = None) -> list[GpuPage]:
     specs = {r["gpu_id"]: r for r in _rows(connection, "SELECT * FROM reference.gpu_specs")}
     names = dict(connection.execute("SELECT gpu_id, name FROM marts.gpus").fetchall())
     # Each GPU page's history in its own query: one query for every GPU is ~90k rows at 3 years of history.
@@ -256,14 +325,11 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> l
         ORDER BY gpu_id, channel, pricing_type""")
     rent_vs_buy = {r["gpu_id"]: r for r in _rows(connection, """
         SELECT * FROM marts.rent_vs_buy QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1""")}
-    offers = _rows(connection, f"""
-        WITH latest AS (SELECT gpu_id, max(price_date) AS price_date
-                        FROM intermediate.int_offers__market_daily GROUP BY gpu_id)
+    offers = _rows(connection, """
         SELECT gpu_id, price_date, provider, source, channel, pricing_type, region,
                instance_type, title, unit_price_usd, price_per, url, is_synthetic
-        FROM intermediate.int_offers__market_daily JOIN latest USING (gpu_id, price_date)
-        QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY unit_price_usd, provider, region) <= {OFFERS_PER_GPU}
-        ORDER BY gpu_id, unit_price_usd""")
+        FROM marts.gpu_latest_offers WHERE price_rank <= ?
+        ORDER BY gpu_id, price_rank""", [OFFERS_PER_GPU])
     provider_moves = _rows(connection, f"""
         WITH last_day AS (SELECT gpu_id, max(price_date) AS last_date FROM marts.gpu_price_relatives_daily
                           GROUP BY gpu_id)
@@ -279,7 +345,7 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> l
         ORDER BY relatives.gpu_id, abs(change) DESC, channel, pricing_type, provider""")
     imported = connection.execute("""
         SELECT DISTINCT gpu_id, source FROM marts.gpu_prices_by_source_daily
-        WHERE source IN (SELECT source FROM raw.ingest_runs WHERE trigger = 'import') ORDER BY ALL""").fetchall()
+        WHERE source IN (SELECT source FROM marts.source_runs WHERE trigger = 'import') ORDER BY ALL""").fetchall()
     pages = []
     for gpu_id in gpu_ids:
         pages.append(GpuPage(
@@ -292,5 +358,6 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict]) -> l
             imported_sources=[source for gpu, source in imported if gpu == gpu_id],
             price_index=[r for r in price_index if r["gpu_id"] == gpu_id],
             provider_moves=[r for r in provider_moves if r["gpu_id"] == gpu_id],
+            outlooks=[r for r in outlooks or [] if r["gpu_id"] == gpu_id],
         ))
     return pages

@@ -261,3 +261,58 @@ def index_chart(index_rows: list[dict]) -> dict | None:
     return {"id": "price-index", "first_date": first, "last_date": last,
             "thinned_to_days": max(periods) if max(periods) > 1 else None,
             "spec": {"data": data, "layout": layout}}
+
+
+OUTLOOK_HISTORY_DAYS = 180  # the fan chart's history: the days before the outlook's day drawn beside the fan
+FAN_FILL, FAN_FILL_SYNTHETIC = "rgba(31,111,235,0.18)", "rgba(212,167,44,0.28)"
+
+
+def outlook_chart(history: list[dict], outlook: dict, index: int) -> dict:
+    """A fan chart of one series' outlook (a marts.gpu_price_outlook_daily row with its market's price_per): the
+    cheapest price over the OUTLOOK_HISTORY_DAYS days up to the outlook's day (gpu_prices_daily rows of that market;
+    observed solid, replay days dashed amber, lines broken after GAP_DAYS), then from today's price a band widening
+    to the 10th and 90th percentile of the price on t + h and a dashed line to the median: straight lines, only the
+    ends at t + h are forecast. Every outlook trace carries the series' synthetic flag (meta.synthetic, "(synthetic)"
+    in its name, the band amber)."""
+    as_of, end = outlook["price_date"], outlook["horizon_date"]
+    rows = sorted((r for r in history if as_of - timedelta(days=OUTLOOK_HISTORY_DAYS) < _day(r) <= as_of), key=_day)
+
+    def replay_of(row):
+        return row["is_synthetic"]
+
+    runs = _runs(rows, replay_of, GAP_DAYS)
+    synthetic = bool(outlook["is_synthetic"])
+    data = []
+    for replay in (False, True):
+        x, y = _broken_line(runs, replay, "min_price_usd")
+        if _points(y):
+            color = SYNTHETIC_COLOR if replay else REAL_COLOR
+            line = {"color": color, "shape": "hv", "width": 1.5, **({"dash": "dash"} if replay else {})}
+            data.append(_trace("cheapest, replay" if replay else "cheapest", x, y, replay=replay, synthetic=replay,
+                               role="history", mode="lines+markers", line=line,
+                               marker={"color": color, "size": _marker_size(x, y)}))
+    price, p10, p50, p90 = (plain(outlook[name]) for name in ("price_usd", "p10_price_usd", "p50_price_usd",
+                                                               "p90_price_usd"))
+    horizon = outlook["horizon_days"]
+    fan_color = SYNTHETIC_COLOR if synthetic else REAL_COLOR
+    data.append(_trace(f"10-90% range in {horizon} days", [plain(as_of), plain(end), plain(end), plain(as_of)],
+                       [price, p90, p10, price], replay=False, synthetic=synthetic, role="outlook_band", mode="lines",
+                       fill="toself", fillcolor=FAN_FILL_SYNTHETIC if synthetic else FAN_FILL,
+                       line={"width": 0.5, "color": fan_color}, hoverinfo="skip"))
+    data.append(_trace(f"median in {horizon} days", [plain(as_of), plain(end)], [price, p50], replay=False,
+                       synthetic=synthetic, role="outlook_p50", mode="lines",
+                       line={"color": fan_color, "dash": "dash", "width": 1.5}, hoverinfo="skip"))
+    data.append(_trace(f"p10 / p50 / p90 on {plain(end)}", [plain(end)] * 3, [p10, p50, p90], replay=False,
+                       synthetic=synthetic, role="outlook_quantiles", mode="markers",
+                       marker={"color": fan_color, "size": 7, "symbol": "line-ew-open", "line": {"width": 2}},
+                       customdata=["p10", "p50", "p90"], hovertemplate="%{customdata}: $%{y:,.3~f}<extra></extra>"))
+    first = _day(rows[0]) if rows else as_of
+    layout = {"yaxis": {"title": {"text": PER_LABEL.get(outlook["price_per"], "USD")}},
+              "xaxis": {**_x_axis(first, end), "title": {"text": "date (UTC)"}}, "legend": LEGEND, "height": 340,
+              "hovermode": "closest",
+              "shapes": [{"type": "line", "xref": "x", "yref": "paper", "x0": plain(as_of), "x1": plain(as_of),
+                          "y0": 0, "y1": 1, "line": {"color": "#8c959f", "width": 1, "dash": "dot"}}],
+              "annotations": [{"xref": "x", "yref": "paper", "x": plain(as_of), "y": 1, "xanchor": "right",
+                               "yanchor": "top", "showarrow": False, "text": "as of", "textangle": -90,
+                               "font": {"size": 10, "color": "#57606a"}}]}
+    return {"id": f"outlook-{index}", "market": outlook["market"], "spec": {"data": data, "layout": layout}}

@@ -3,12 +3,14 @@ buy rule (issue 26): `GPUPRICES_HOME=... uv run python dev/tune_outlook.py [--wr
 
 It reads the series of the three bundled real sources (keepa-amazon, idealo-de, gcp-list-history) from the warehouse
 of GPUPRICES_HOME, built by `gpuprices run --offline` (which imports them), per source x GPU x market, as
-`gpuprices backtest --source S` reads them. Then, per horizon:
+`gpuprices backtest --source S` reads them, each split at its gaps of over outlook.MAX_GAP_DAYS days into segments
+(outlook.segments; those with outlook.MIN_HISTORY_DAYS days are fitted and scored, each as a series of its own; the
+buy rules run on the whole series, as `gpuprices backtest` does). Then, per horizon:
   * in sample: fit on every series, score every series (--write stores this fit in analytics/outlook_model.json);
   * leave one GPU out: for each source x GPU, fit on every other, score its series (all its markets: GCP's on-demand,
     spot and commitment prices of one GPU move together, so they leave together);
-  * earlier half / later half: fit on the days whose outcome was known before each series' midpoint, score the later
-    half of every series;
+  * earlier half / later half: fit on the days whose outcome was known before each segment's midpoint, score the
+    later half of every segment;
 and prints Brier skill against the climatology, 80% coverage and quantile skill against the naive quantiles for each,
 the reliability table of the 5% drop probability (leave one GPU out) and, at the 30-day horizon, the oracle shares of
 every buy rule: the signal, the two baselines and the outlook rule (buy when P(drop >= 5%) < a threshold chosen on
@@ -32,11 +34,25 @@ RELIABILITY_BINS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0001)
 
 
 def load_series() -> list:
+    """The bundled sources' whole series with a segment long enough for an outlook (outlook.segments)."""
     found = []
     with db.connect(read_only=True) as connection:
         for source in SOURCES:
             found += price_series(connection, source)
-    return [one for one in found if len(one.prices) >= outlook.MIN_HISTORY_DAYS]
+    return [one for one in found if any(stop - start >= outlook.MIN_HISTORY_DAYS
+                                        for start, stop in outlook.segment_bounds(one))]
+
+
+def segments_of(whole: list) -> tuple[list, list[tuple[int, int]]]:
+    """The segments the model is fitted and scored on (never across a gap of over outlook.MAX_GAP_DAYS days), those
+    with MIN_HISTORY_DAYS days, and where each begins: (its whole series' index, its first day's index there)."""
+    parts, origins = [], []
+    for index, one in enumerate(whole):
+        for (start, stop), part in zip(outlook.segment_bounds(one), outlook.segments(one), strict=True):
+            if stop - start >= outlook.MIN_HISTORY_DAYS:
+                parts.append(part)
+                origins.append((index, start))
+    return parts, origins
 
 
 def group_of(one) -> tuple[str, str]:
@@ -72,10 +88,12 @@ def reliability(rows: Sequence[dict]) -> list[str]:
     return lines
 
 
-def outlook_fires(length: int, predictions: list[dict], threshold: float) -> list[bool]:
-    fires = [False] * length
-    for row in predictions:
-        fires[row["t"]] = row["drop_5pct"] < threshold
+def outlook_fires(whole: list, origins: list[tuple[int, int]], scored_parts: list, threshold: float) -> list:
+    """Per whole series, the outlook rule's days to buy (P(drop >= 5%) < threshold) from its segments' outlooks."""
+    fires = [[False] * len(one.prices) for one in whole]
+    for (index, start), part in zip(origins, scored_parts, strict=True):
+        for row in part.predictions:
+            fires[index][start + row["t"]] = row["drop_5pct"] < threshold
     return fires
 
 
@@ -85,9 +103,11 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="store the in-sample fits in analytics/outlook_model.json")
     arguments = parser.parse_args()
     started = time.monotonic()
-    every = load_series()
+    whole = load_series()
+    every, origins = segments_of(whole)
     groups = sorted({group_of(one) for one in every})
-    print(f"{len(every)} series with {outlook.MIN_HISTORY_DAYS}+ days in {len(groups)} source x GPU groups: "
+    print(f"{len(whole)} series, {len(every)} segments (split at gaps of over {outlook.MAX_GAP_DAYS} days) with "
+          f"{outlook.MIN_HISTORY_DAYS}+ days in {len(groups)} source x GPU groups: "
           + ", ".join(f"{s} {sum(1 for o in every if o.source == s)}" for s in SOURCES))
     model = {"horizons": {}}
     for horizon in [int(h) for h in arguments.horizons.split(",")]:
@@ -126,16 +146,17 @@ def main() -> None:
         print("\nReliability of P(drop >= 5%), leave one GPU out:")
         print("\n".join(reliability(loo_rows)))
         if horizon == buy_signal.DEFAULT_WINDOW_DAYS:
-            buy_rules(every, held_list, early_all, [scored(o, f, full, horizon) for o, f in zip(every, frames)],
-                      middles, horizon)
+            buy_rules(whole, origins, held_list, early_all,
+                      [scored(o, f, full, horizon) for o, f in zip(every, frames)], horizon)
     if arguments.write:
         outlook.MODEL_PATH.write_text(json.dumps(model, indent=1) + "\n")
         print(f"\nwrote {outlook.MODEL_PATH}")
     print(f"\n({time.monotonic() - started:.0f} s)")
 
 
-def buy_rules(every, held, early, full, middles, window) -> None:
-    """Oracle shares of every buy rule: in sample, leave one GPU out, later halves (keepa-amazon and all)."""
+def buy_rules(every, origins, held, early, full, window) -> None:
+    """Oracle shares of every buy rule: in sample, leave one GPU out, later halves (keepa-amazon and all), on the
+    whole series as `gpuprices backtest` runs them; the outlook rule's fires from the segments' outlooks."""
     def backtests(fires_of, part=None):
         found = []
         for index, one in enumerate(every):
@@ -167,31 +188,30 @@ def buy_rules(every, held, early, full, middles, window) -> None:
         for indexes in subsets.values():
             cells += [share(whole, indexes), share(whole, indexes), share(late_results, indexes)]
         print(f"{name:26} " + "  ".join(f"{percent(c):>26}" for c in cells))
+    full_fires = {th: outlook_fires(every, origins, full, th) for th in THRESHOLDS}
+    held_fires = {th: outlook_fires(every, origins, held, th) for th in THRESHOLDS}
+    early_fires = {th: outlook_fires(every, origins, early, th) for th in THRESHOLDS}
     for subset, indexes in subsets.items():
-        in_sample = {th: share(backtests(lambda i, o: outlook_fires(len(o.prices), full[i].predictions, th)),
-                               indexes) for th in THRESHOLDS}
+        in_sample = {th: share(backtests(lambda i, o: full_fires[th][i]), indexes) for th in THRESHOLDS}
         chosen = max(THRESHOLDS, key=lambda th: in_sample[th] or -1)
         # leave one out: threshold chosen on the other groups' LOO predictions, applied to the held-out group
         loo_results = [None] * len(every)
         for group in sorted({group_of(every[i]) for i in indexes}):
             others = [i for i in indexes if group_of(every[i]) != group]
-            scores = {th: share(backtests(lambda i, o: outlook_fires(len(o.prices), held[i].predictions, th)), others)
-                      for th in THRESHOLDS}
+            scores = {th: share(backtests(lambda i, o: held_fires[th][i]), others) for th in THRESHOLDS}
             th = max(THRESHOLDS, key=lambda t: scores[t] or -1)
             for i in indexes:
                 if group_of(every[i]) == group:
-                    loo_results[i] = buy_signal.backtest(every[i].prices, outlook_fires(
-                        len(every[i].prices), held[i].predictions, th), window)
+                    loo_results[i] = buy_signal.backtest(every[i].prices, held_fires[th][i], window)
         early_scores = {}
         for th in THRESHOLDS:
             results = []
             for i in indexes:
                 first, _ = halves(len(every[i].prices), window)
-                results.append(buy_signal.backtest(every[i].prices, outlook_fires(
-                    len(every[i].prices), early[i].predictions, th), window, first))
+                results.append(buy_signal.backtest(every[i].prices, early_fires[th][i], window, first))
             early_scores[th] = buy_signal.overall(results)["share_of_oracle"]
         late_th = max(THRESHOLDS, key=lambda t: early_scores[t] or -1)
-        late_results = backtests(lambda i, o: outlook_fires(len(o.prices), early[i].predictions, late_th), part="late")
+        late_results = backtests(lambda i, o: early_fires[late_th][i], part="late")
         print(f"outlook ({subset}): threshold in sample {chosen} -> {percent(in_sample[chosen])};"
               f" leave-1-out {percent(buy_signal.overall(loo_results[i] for i in indexes)['share_of_oracle'])};"
               f" later half (threshold {late_th}) {percent(share(late_results, indexes))};"

@@ -24,7 +24,7 @@ from prefect.context import TaskRunContext  # noqa: E402
 from prefect.deployments import run_deployment  # noqa: E402
 from prefect.states import Cancelling  # noqa: E402
 
-from analytics.alerts.delivery import deliver  # noqa: E402
+from analytics.alerts.delivery import deliver, send_notices  # noqa: E402
 from analytics.alerts.engine import evaluate  # noqa: E402
 from analytics.alerts.rules import load_config  # noqa: E402
 from config import settings  # noqa: E402
@@ -46,9 +46,10 @@ from scrapers.replay import (  # noqa: E402
 )
 from warehouse import db  # noqa: E402
 from warehouse.build import build as dbt_build  # noqa: E402
-from warehouse.build import write_outlooks  # noqa: E402
+from warehouse.build import write_series_marts  # noqa: E402
 from warehouse.export import export_marts  # noqa: E402
 from warehouse.histories import load_bundled_histories  # noqa: E402
+from warehouse.incidents import evaluate as evaluate_incidents  # noqa: E402
 from warehouse.load import IngestRecord  # noqa: E402
 from warehouse.pipeline import (  # noqa: E402
     fetch_and_land,
@@ -158,7 +159,7 @@ def build_task():
 
 @task(cache_policy=NO_CACHE)
 def outlook_task(plan) -> int:
-    return write_outlooks(plan)
+    return write_series_marts(plan)
 
 
 @task(cache_policy=NO_CACHE)
@@ -177,6 +178,16 @@ def alerts_task(days: list) -> tuple[list[dict], list[dict]]:
     rules, delivery = load_config()
     events = evaluate(days, rules)
     return events, deliver(events, delivery)
+
+
+def incidents_stage(report: RunReport, source_ids: list[str]) -> None:
+    """After a load: open or close the source incidents of these sources and send their messages
+    (warehouse/incidents.py). Into the run report; a failure here, or of a message, never fails the run."""
+    try:
+        with report.stage("incidents"):
+            report.add_incidents(evaluate_incidents(source_ids, send=send_notices))
+    except Exception as error:  # noqa: BLE001 - reported in the run report and on the console
+        report.incidents_error = f"{type(error).__name__}: {error}"
 
 
 def _finish(report: RunReport, build: bool, export: bool, days: list | None = None) -> dict:
@@ -225,6 +236,7 @@ async def daily(sources: list[str] | None = None, build: bool = True, export: bo
     with report.stage("collect"):
         report.records = await collect_all(source_ids, observed_at, trigger="daily")
     print(report.summary())
+    incidents_stage(report, source_ids)
     return _finish(report, build, export)
 
 
@@ -313,6 +325,7 @@ async def daily_distributed(
             source_id, registry[source_id].parser_version, observed_at,
             RuntimeError("its shard did not finish (see the collect-shard flow run)"), started_at, "daily"))
     print(report.summary())
+    incidents_stage(report, [source_id for shard in plan for source_id in shard])
     return _finish(report, build, export)
 
 
@@ -354,6 +367,7 @@ async def replay_offline(
                     source_ids, day.observed_at, "offline", day.data_origins, day.overrides, server.base_url
                 )
             report.records.extend(records)
+            incidents_stage(report, source_ids)  # judged day by day, as daily runs would have
     if not sources:
         # the bundled real histories observed elsewhere, beside the replayed days (marked imported): the ECB rates
         # since 1999, then the price histories (warehouse/histories.py)

@@ -1,7 +1,8 @@
 """The Source interface and the offer record every parser returns.
 
 A source is three things: `fetch` (network -> raw documents), a pure `parse` (raw documents -> offers) and
-`expectations` (what a sane fresh result looks like, checked before anything is loaded).
+`expectations` (what a sane fresh result looks like, checked before anything is loaded); it also declares its
+`offline` recording (scrapers/offline.py). scrapers/registry.py finds every Source class by its `source_ids()`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import ClassVar
 
 from scrapers.errors import MissingCredentials, ParseError
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Generated, Recording
 
 CHANNELS = ("cloud", "retail")
 PRICING_TYPES = ("on_demand", "spot", "reserved_1y", "reserved_3y", "purchase")
@@ -118,6 +120,18 @@ class Source:
     # What parse() returns: "offers" (prices, into raw.offers), "fx_rates" (FxRate rows, into raw.fx_rates) or
     # "token_prices" (TokenPrice rows, into raw.api_token_prices).
     kind: ClassVar[str] = "offers"
+    # What the offline run serves it (scrapers/offline.py); None: no offline recording, parser tests only.
+    offline: ClassVar[Recording | Generated | None] = None
+
+    @classmethod
+    def source_ids(cls) -> tuple[str, ...]:
+        """The source ids this class provides (scrapers/registry.py finds them): its `id`; none for a base class."""
+        return (cls.id,) if isinstance(getattr(cls, "id", None), str) else ()
+
+    @classmethod
+    def create(cls, source_id: str, overrides: dict) -> Source:
+        """The source `source_id`, configured with `overrides` (constructor settings)."""
+        return cls(**overrides)
 
     def require_key(self) -> str | None:
         if self.api_key_env is None:

@@ -3,7 +3,11 @@
 - timeouts on connect/read, a deadline for each whole response (a body trickling in a byte at a time never passes
   a read timeout), and a size cap (bodies are streamed and cut off past the cap);
 - retries with exponential backoff and full jitter on transient failures (connection errors, timeouts, 429, 5xx),
-  honouring Retry-After on 429/503; never a retry on other 4xx;
+  honouring Retry-After on 429/503 (delta-seconds or an HTTP date) up to a cap (max_retry_after_s: a server asking
+  for more fails the request at once), at most max_attempts tries; never a retry on other 4xx; each way of giving
+  up is one line naming the URL, the last answer and the setting that bounds it;
+- an honest User-Agent on every request: the project, its version and a contact address (GPUPRICES_CONTACT_URL).
+  No source sends a browser's User-Agent; a source that must would pass its own header, and say why in its module;
 - per-host concurrency and a per-host minimum interval between requests;
 - redirects followed by hand, and only to the source's own hosts; never from https to http, and credentials
   (Authorization, Cookie headers) never carried to another origin (scheme, host and port); no cookie jar;
@@ -16,8 +20,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
+import functools
 import hashlib
 import http.cookiejar
+import importlib.metadata
 import io
 import os
 import random
@@ -33,7 +39,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from config.redact import redact_url
-from config.settings import data_home
+from config.settings import contact_url, data_home
 from scrapers.errors import FetchError, ForbiddenRedirect, ResponseTooLarge
 
 
@@ -84,7 +90,22 @@ def spool_dir() -> Path:
     return data_home() / "spool"
 
 
-USER_AGENT = "gpuprices/0.1 (open GPU price warehouse; daily price collector; +https://github.com/gpuprices/gpuprices)"
+@functools.cache
+def project_version() -> str:
+    """The installed gpuprices version (pyproject.toml's), for the User-Agent."""
+    try:
+        return importlib.metadata.version("gpuprices")
+    except importlib.metadata.PackageNotFoundError:  # run from a tree that was never installed
+        return "unknown"
+
+
+def user_agent() -> str:
+    """What every request says it is: `gpuprices/<version> (+<contact URL>; open GPU price warehouse, daily price
+    collector)`, the usual form of a crawler's User-Agent, so a site owner can see who fetches and reach them
+    (GPUPRICES_CONTACT_URL, read when a client is made)."""
+    return f"gpuprices/{project_version()} (+{contact_url()}; open GPU price warehouse, daily price collector)"
+
+
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
 CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
 RETRY_AFTER_STATUSES = frozenset({429, 503})
@@ -162,13 +183,17 @@ class HttpClient:
         rewrite: Callable[[str], str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], object] = asyncio.sleep,
+        clock: Callable[[], float] = time.time,
     ):
+        """`sleep` and `clock` (the wall clock an HTTP-date Retry-After is read against) are the tests' to replace."""
         self.settings = settings or HttpSettings()
         self._rewrite = rewrite or (lambda url: url)
         self._sleep = sleep
+        self._clock = clock
         self._gates: dict[str, _HostGate] = {}
+        self.user_agent = user_agent()
         self._client = httpx.AsyncClient(
-            headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate"},
+            headers={"User-Agent": self.user_agent, "Accept-Encoding": "gzip, deflate"},
             timeout=httpx.Timeout(self.settings.read_timeout_s, connect=self.settings.connect_timeout_s),
             follow_redirects=False,
             transport=transport,
@@ -260,7 +285,8 @@ class HttpClient:
 
     async def _with_retries(self, method, url, host, headers, json, form, cap, spool_dir=None):
         last_error = ""
-        for attempt in range(self.settings.max_attempts):
+        attempts = max(1, int(self.settings.max_attempts))
+        for attempt in range(attempts):
             try:
                 async with self._gate(host):
                     async with asyncio.timeout(self.settings.attempt_timeout_s):
@@ -282,14 +308,20 @@ class HttpClient:
                 last_error = f"HTTP {status}"
                 delay = self._backoff(attempt)
                 if status in RETRY_AFTER_STATUSES:
-                    asked = parse_retry_after(response_headers.get("retry-after"))
+                    asked = parse_retry_after(response_headers.get("retry-after"), now=self._clock())
                     if asked is not None:
                         if asked > self.settings.max_retry_after_s:
-                            raise FetchError(f"{url}: HTTP {status} asks to retry after {asked:.0f}s, too long")
+                            # waiting would hold the source (and its host's other requests) for longer than we allow
+                            raise FetchError(
+                                f"{url}: HTTP {status} asks to retry after {asked:.0f} s (Retry-After), too long: over "
+                                f"the {self.settings.max_retry_after_s:g} s cap (GPUPRICES_HTTP_MAX_RETRY_AFTER_S), "
+                                f"not retried")  # not transient either: a task retry seconds later is no better
                         delay = asked
-            if attempt + 1 < self.settings.max_attempts:
+                        last_error = f"HTTP {status}, Retry-After {asked:.0f} s"
+            if attempt + 1 < attempts:
                 await self._sleep(delay)
-        raise FetchError(f"{url}: gave up after {self.settings.max_attempts} attempts ({last_error})", transient=True)
+        raise FetchError(f"{url}: gave up after {attempts} attempts (GPUPRICES_HTTP_MAX_ATTEMPTS), last: {last_error}",
+                         transient=True)
 
     async def _send_once(self, method, url, headers, json, form, cap, spool_dir=None):
         """One attempt: (status, body bytes or the spool file's path, headers)."""

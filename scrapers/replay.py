@@ -25,6 +25,7 @@ from urllib.parse import unquote
 from config.settings import PROJECT_ROOT
 from scrapers.base import Source
 from scrapers.http import HttpSettings
+from scrapers.offline import OFFLINE_PLACEHOLDER_KEY
 
 BUNDLE_DIR = PROJECT_ROOT / "recordings"
 # The offline server is local: no politeness delay is needed between requests to it.
@@ -271,9 +272,6 @@ def rewrite_to(base_url: str):
         return f"{base_url}/{url.split('://', 1)[1]}"
 
     return rewrite
-
-
-OFFLINE_PLACEHOLDER_KEY = "offline-replay-placeholder"
 
 
 def missing_credentials(sources: list[Source]) -> list[str]:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 import signal
@@ -38,6 +39,28 @@ def document(path: Path | str, url: str = "https://example.test/doc", content_ty
     """A raw document holding a fixture file."""
     path = (RECORDINGS if path.startswith("skypilot/") else FIXTURES) / path if isinstance(path, str) else path
     return raw_document(path.read_bytes(), url, content_type)
+
+
+def fixture_json(path: str):
+    """tests/fixtures/<path>, parsed."""
+    return json.loads((FIXTURES / path).read_text())
+
+
+def json_document(payload, url: str = "https://example.test/doc") -> RawDocument:
+    """A raw document holding `payload` as JSON (a fixture's part, or a changed copy of it)."""
+    return raw_document(json.dumps(payload).encode(), url)
+
+
+def by_id(offers) -> dict:
+    """Offers by (offer id, pricing type)."""
+    return {(o.offer_id, o.pricing_type): o for o in offers}
+
+
+def retail_page(retailer: str, name: str) -> Path:
+    """A saved page: tests/fixtures/retail/, or recordings/ for the real 2020 pages the offline run replays (kept
+    once)."""
+    saved = FIXTURES / "retail" / retailer / name
+    return saved if saved.exists() else RECORDINGS / retailer / f"stale_capture_2020_{name}"
 
 
 @pytest.fixture

@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from scrapers.cloud.skypilot import SkyPilotCatalog
+from scrapers.cloud.skypilot import SKYPILOT_EXPECTATIONS, SkyPilotCatalog
 from scrapers.http import HttpClient, RawDocument
 from scrapers.reference.ecb import HISTORY_URL, EcbReferenceRates
-from scrapers.registry import SKYPILOT_EXPECTATIONS
 from warehouse import db
 from warehouse.landing import land, sha256
 from warehouse.load import IngestRecord

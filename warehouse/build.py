@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import shutil
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import yaml
 
-from analytics import outlook
+from analytics import buy_verdicts, outlook
 from analytics.price_history import series as price_series
 from config import settings
 from config.settings import PROJECT_ROOT, data_home
 from scrapers.gpu_names import resolve_gpu_id
 from warehouse import db
-from warehouse.paths import database_target
+from warehouse.paths import database_target, is_hosted
 from warehouse.report import progress, utc_now
 
 MODELS_DIR = PROJECT_ROOT / "models"
+# dbt's saved parse of the models, kept per checkout so that a new data home's first build skips the full parse
+# (dbt checks it against every model file, the vars and the connection settings, and parses again what changed)
+PARSE_STATE = "partial_parse.msgpack"
+PARSE_CACHE = PROJECT_ROOT / ".cache" / "dbt" / PARSE_STATE
 # Models renamed or removed: an older warehouse would keep serving their last build, stale, to anyone who queries them.
 RETIRED_MODELS = ("intermediate.int_gpu_purchase_prices_daily", "intermediate.int_gpu_price_links__daily")
 
@@ -147,18 +155,52 @@ def _invoke_dbt(runner_class, args: list[str]):
     another process's build or load waits in db.connect (GPUPRICES_LOCK_WAIT_S) like any writer. Without the held
     connection, another writer could take the file between the plan and dbt's first connect, or between two nodes
     (dbt-duckdb closes its connection when no node holds it), and dbt would fail at once with DuckDB's lock error."""
-    with settings.exported_database(database_target()):  # what models/profiles.yml opens
-        return runner_class().invoke(args)
+    target = database_target()
+    saved_parse = data_home() / "dbt" / "target" / PARSE_STATE
+    _copy_quietly(PARSE_CACHE, saved_parse, only_if_missing=True)
+    if is_hosted():
+        with settings.exported_database(target):  # what models/profiles.yml opens
+            result = runner_class().invoke(args)
+    else:
+        # The file by its name, from its folder: the path dbt sees is then the same in every data home, and dbt's
+        # saved parse (which it throws away when the connection's settings change) serves a new home too.
+        database = Path(target).resolve()
+        with settings.exported_database(database.name), contextlib.chdir(database.parent):
+            result = runner_class().invoke(args)
+    if result.success:
+        _copy_quietly(saved_parse, PARSE_CACHE)
+    return result
 
 
-def write_outlooks(plan: BuildPlan) -> int:
-    """marts.gpu_price_outlook_daily (analytics/outlook.py, written by Python, not dbt) after a build: the days it
-    rewrote of every series, or only each series' latest day after a full rebuild (`gpuprices outlook --rebuild`:
-    every day). A stage of its own (the daily run's `outlook`, after `build`): it reads every series' whole history,
-    so unlike the incremental build its cost grows with the history (docs/operations.md#benchmarks)."""
+def _copy_quietly(source: Path, target: Path, only_if_missing: bool = False) -> None:
+    """Copy dbt's parse state between a data home and the checkout's cache (atomically: builds may run at once); a
+    cache that cannot be read or written costs a full parse (a few seconds), never a build."""
+    if not source.is_file() or (only_if_missing and target.exists()):
+        return
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.{os.getpid()}")
+        shutil.copyfile(source, partial)
+        os.replace(partial, target)
+    except OSError:
+        pass
+
+
+def write_series_marts(plan: BuildPlan) -> int:
+    """The marts Python writes from whole price series after a build (the daily run's `outlook` stage, after
+    `build`): marts.gpu_price_outlook_daily (analytics/outlook.py) for the days the build rewrote of every series, or
+    only each series' latest day after a full rebuild (`gpuprices outlook --rebuild`: every day); beside it
+    marts.gpu_price_outlook_scores (each series' own backtested figures), and the buy signal's marts.buy_verdicts and
+    marts.buy_signal_backtest (analytics/buy_verdicts.py). It reads every series' whole history once, so unlike the
+    incremental build its cost grows with the history (docs/operations.md#benchmarks). Returns the outlook rows
+    written."""
     with db.connect() as connection:
-        return outlook.write_mart(connection, price_series(connection),
-                                  since=None if plan.full_refresh or not plan.rebuild_dates else min(plan.rebuild_dates))
+        found = price_series(connection)
+        since = None if plan.full_refresh or not plan.rebuild_dates else min(plan.rebuild_dates)
+        written = outlook.write_mart(connection, found, since=since)
+        outlook.write_scores(connection, found)
+        buy_verdicts.write_marts(connection, found)
+        return written
 
 
 def run_unit_tests() -> int:
@@ -194,26 +236,27 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
         for relation in RETIRED_MODELS:
             connection.execute(f"DROP TABLE IF EXISTS {relation}")
         outlook.create_table(connection)  # what the view marts.gpu_price_outlook_daily reads
+        outlook.create_scores_table(connection)  # and marts.gpu_price_outlook_scores
+        buy_verdicts.create_tables(connection)  # and marts.buy_verdicts, marts.buy_signal_backtest
         started_at = utc_now()
         work = data_home() / "dbt"
         # the formulas' unit tests check the models' SQL, not the day's data: the test suite runs them (run_unit_tests)
         args = [*_dbt_args("build"), "--exclude-resource-type", "unit_test"]
         if plan.full_refresh:
             args.append("--full-refresh")
-        else:
-            variables["rebuild_dates"] = [day.isoformat() for day in plan.rebuild_dates]
-            # the same days for the data tests' `where` configs (models/macros/rebuilt_days.sql)
-            variables["rebuild_dates_sql"] = ", ".join(f"date '{day}'" for day in plan.rebuild_dates) or "NULL"
-            variables["rebuild_window_sql"] = (
-                f"observed_at >= timestamptz '{min(plan.rebuild_dates)} 00:00:00+00' and observed_at < "
-                f"timestamptz '{max(plan.rebuild_dates) + timedelta(days=1)} 00:00:00+00'"
-                if plan.rebuild_dates else "false")
         if select:
             args += ["--select", select]
         if variables:
             args += ["--vars", json.dumps(variables)]
         progress(f"dbt build ({'full' if plan.full_refresh else 'incremental'}: {plan.reason})...")
-        result = _invoke_dbt(dbtRunner, args)
+        # the days to rewrite, read by the models when they run (models/macros/rebuilt_days.sql)
+        connection.execute("DELETE FROM meta.build_in_progress")
+        connection.execute("INSERT INTO meta.build_in_progress VALUES (?, ?)",
+                           [plan.full_refresh, [] if plan.full_refresh else sorted(plan.rebuild_dates)])
+        try:
+            result = _invoke_dbt(dbtRunner, args)
+        finally:
+            connection.execute("DELETE FROM meta.build_in_progress")
         if not result.success:
             raise RuntimeError(f"dbt build failed: {result.exception or 'see ' + str(work / 'logs' / 'dbt.log')}")
         if not select:

@@ -105,6 +105,24 @@ def sources_markdown() -> str:
     return "\n".join(lines)
 
 
+def source_credentials_markdown() -> str:
+    """docs/settings.md's credential table: each variable a source needs (`api_key_env`, `extra_credential_envs`)
+    and the sources it enables; a source that needs two names the other."""
+    enables: dict[str, list[str]] = {}
+    partners: dict[str, set[str]] = {}
+    for source_id, source in sorted(all_sources().items()):
+        names = [name for name in (source.api_key_env, *source.extra_credential_envs) if name]
+        for name in names:
+            enables.setdefault(name, []).append(source_id)
+            partners.setdefault(name, set()).update(other for other in names if other != name)
+    lines = ["| variable | default | what it does |", "|---|---|---|"]
+    for name in sorted(enables):
+        along = " + ".join(f"`{other}`" for other in sorted(partners[name]))
+        sources = ", ".join(f"`{source_id}`" for source_id in enables[name])
+        lines.append(f"| `{name}` | unset | {'with ' + along + ', ' if along else ''}enables {sources} |")
+    return "\n".join(lines)
+
+
 # What the offline run's recording of a source is, in the README's words (recordings/index.json data_origin); all
 # but a dated capture load flagged synthetic.
 ORIGIN_WORDS = {

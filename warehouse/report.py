@@ -47,6 +47,11 @@ class RunReport:
     alert_deliveries: list[dict] = field(default_factory=list)  # each (event, channel): delivered or failed
     alerts_error: str | None = None
     outlook_error: str | None = None  # why the outlook stage wrote nothing (the marts and the rest of the run stand)
+    # source incidents after the load (warehouse/incidents.py): opened, closed, open, messages (one per message and
+    # channel), notes; an offline replay judges each day and adds them up
+    incidents: dict = field(default_factory=lambda: {"opened": [], "closed": [], "open": [], "messages": [],
+                                                     "notes": []})
+    incidents_error: str | None = None  # why the incidents were not judged (the run stands)
     snapshot: str | None = None  # the copy readers use while the next run writes
     imports: list[dict] = field(default_factory=list)  # price histories imported by the run (offline: the bundled ones)
     stage_seconds: dict[str, float] = field(default_factory=dict)  # collect, build, alerts, export, dashboard...
@@ -55,6 +60,17 @@ class RunReport:
     def stage(self, name: str):
         """`with report.stage("build"): ...` adds the block's wall time to stage_seconds["build"]."""
         return timed(self.stage_seconds, name)
+
+    def add_incidents(self, outcome: dict) -> None:
+        """One evaluation's outcome (warehouse/incidents.evaluate): opened, closed, messages and notes add up; `open`
+        is the latest evaluation's, per source."""
+        for key in ("opened", "closed", "messages"):
+            self.incidents[key] = self.incidents[key] + outcome[key]
+        self.incidents["notes"] = list(dict.fromkeys(self.incidents["notes"] + outcome["notes"]))  # once each
+        judged = {incident["source"] for incident in outcome["open"]} | {
+            incident["source"] for incident in outcome["closed"]}
+        self.incidents["open"] = [incident for incident in self.incidents["open"] if incident["source"] not in judged]
+        self.incidents["open"] = sorted(self.incidents["open"] + outcome["open"], key=lambda i: i["incident_id"])
 
     def source_stage_totals(self) -> dict[str, float]:
         """Each pipeline stage's seconds summed over every source-run (fetch, parse, normalize, check, load)."""
@@ -80,6 +96,8 @@ class RunReport:
             "alert_deliveries": self.alert_deliveries,
             "alerts_error": redact(self.alerts_error),
             "outlook_error": redact(self.outlook_error),
+            "incidents": self.incidents,
+            "incidents_error": redact(self.incidents_error),
             "imports": self.imports,
             "sources": [
                 {

@@ -136,6 +136,34 @@ RAW_TABLES = {
         rebuilt_days        INTEGER NOT NULL,     -- days rewritten by an incremental build
         models_fingerprint  VARCHAR NOT NULL      -- hash of models/seeds/tests: a change forces a full rebuild
     """,
+    # The days the running `gpuprices build` rewrites (warehouse/build.py writes one row before dbt runs and deletes
+    # it after; models/macros/rebuilt_days.sql reads it): no row, every day.
+    "meta.build_in_progress": """
+        full_refresh    BOOLEAN NOT NULL,
+        rebuild_dates   DATE[] NOT NULL
+    """,
+    # Source incidents (warehouse/incidents.py): a source that broke, from the run that showed it to the run that
+    # loaded normally again. Rows are opened and later closed (updated), never deleted.
+    "meta.source_incidents": """
+        incident_id          VARCHAR NOT NULL,     -- <source>#<n>: the source's n-th incident
+        source               VARCHAR NOT NULL,
+        kind                 VARCHAR NOT NULL,     -- parse_error | repeated_failure | low_offers
+        detail               VARCHAR NOT NULL,     -- what the run that opened it showed (redacted)
+        opened_at            TIMESTAMPTZ NOT NULL, -- when it was opened (the wall clock)
+        opened_run_id        VARCHAR NOT NULL,     -- the raw.ingest_runs run that opened it
+        opened_observed_at   TIMESTAMPTZ NOT NULL,
+        last_good_run        VARCHAR,              -- the newest run before it that loaded normally; NULL: none
+        last_good_at         TIMESTAMPTZ,          -- its observed_at
+        usual_offers         DOUBLE,               -- offers a normal run loaded when it opened (median of the last
+                                                   --   7 loaded runs, at least 3); NULL: too few runs yet
+        notified_at          TIMESTAMPTZ,          -- the opening message reached a channel; NULL: not (yet) sent
+        closed_at            TIMESTAMPTZ,          -- NULL while open
+        closed_run_id        VARCHAR,              -- the run that loaded normally again; NULL: closed by hand
+        closed_observed_at   TIMESTAMPTZ,          -- the newest observation judged when it closed
+        close_reason         VARCHAR,              -- recovered | new_usual | by hand: <reason>
+        recovery_notified_at TIMESTAMPTZ,          -- the recovery message reached a channel
+        PRIMARY KEY (incident_id)
+    """,
     "raw.landing_documents": """
         run_id      VARCHAR NOT NULL,
         source      VARCHAR NOT NULL,

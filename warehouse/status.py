@@ -8,6 +8,8 @@ from datetime import UTC, datetime, timedelta
 from scrapers.cloud.skypilot import catalog_notes
 from warehouse import db
 from warehouse.build import carry_forward_days
+from warehouse.incidents import listed as listed_incidents
+from warehouse.incidents import render_line as incident_line
 from warehouse.markets import SOURCE_MARKET_SQL
 
 
@@ -124,6 +126,7 @@ def status() -> dict:
         unmatched = db.fetch_dicts(connection, unmatched_sql)
         suspect = db.fetch_dicts(connection, SUSPECT_PRICES_SQL) if _has_table(
             connection, "marts", "gpu_prices_by_source_daily") else []
+        incidents = listed_incidents(open_only=True, connection=connection)  # meta.source_incidents
     return {
         "checked_at": now,
         "newest_run_at": newest_run_at,
@@ -134,6 +137,7 @@ def status() -> dict:
         "imported_rows_held_back": imported_rows,
         "unmatched_gpu_names": unmatched,
         "suspect_prices": suspect,
+        "open_incidents": incidents,
     }
 
 
@@ -149,7 +153,9 @@ def _hours(delta: timedelta) -> str:
 def problems(report: dict, max_age: timedelta) -> list[str]:
     """`gpuprices status --check`: one line per problem. The newest feed run older than `max_age` by the wall clock
     (a scheduler that stopped); a source whose last run failed; a source whose daily rows are a carried-forward
-    snapshot or that was dropped from them. Imported histories have no feed to check."""
+    snapshot or that was dropped from them; an open source incident (warehouse/incidents.py: it stays a problem
+    until the source loads normally again or it is closed by hand, so a source loading under half its usual offers
+    is one too). Imported histories have no feed to check."""
     found = []
     newest = report["newest_run_at"]
     if newest is None:
@@ -168,6 +174,10 @@ def problems(report: dict, max_age: timedelta) -> list[str]:
                          + (f": {error}" if error else ""))
         if source["state"].startswith("stale"):
             found.append(f"{source['source']}: {source['state']}")
+    for incident in report.get("open_incidents", []):
+        found.append(f"{incident['source']}: open incident {incident['incident_id']} ({incident['kind']}) since "
+                     f"{incident['opened_at'].astimezone(UTC):%Y-%m-%d %H:%M} UTC: "
+                     f"{' '.join(incident['detail'].split())[:200]}")
     return found
 
 
@@ -189,6 +199,11 @@ def render(report: dict) -> str:
             lines.append(f"      error: {s['last_error'][:200]}")
         if s.get("catalog_note"):
             lines.append(f"      catalog: {s['catalog_note'][:300]}")
+    lines.append("\nOpen incidents (a source that broke; closed when it loads normally again, or by hand: "
+                 "gpuprices incidents)")
+    lines += [f"  {incident_line(incident)}" for incident in report.get("open_incidents", [])]
+    if not report.get("open_incidents"):
+        lines.append("  none")
     lines.append("\nQuarantined results (latest 20)")
     lines += [f"  {q['source']:23} {q['observed_at']:%Y-%m-%d %H:%M}  {q['reason']}" for q in report["quarantined_results"]]
     if not report["quarantined_results"]:

@@ -9,6 +9,9 @@ SMTP. Settings come from the environment, read by config/settings.py (secrets ne
 
 A delivery is tried up to ATTEMPTS times with a growing pause; a failure is logged in `alerts.deliveries` and the
 run report, and never fails the daily run.
+
+The same channels carry the operator's notices (send_notices): a source incident opened or recovered
+(warehouse/incidents.py), with a subject of its own, logged in `alerts.deliveries` under `incident:<id>:<what>`.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from email.message import EmailMessage
 import httpx
 
 from analytics.alerts.engine import record_delivery
+from analytics.alerts.rules import load_config
 from config import settings
 from config.redact import redact
 
@@ -45,7 +49,7 @@ def _webhook(url: str, event: dict) -> None:
 
 def _email(settings: dict, recipients: list[str], event: dict) -> None:
     message = EmailMessage()
-    message["Subject"] = f"[gpuprices] {event['rule_description']}"
+    message["Subject"] = event.get("subject") or f"[gpuprices] {event['rule_description']}"
     message["From"] = settings["from"]
     message["To"] = ", ".join(recipients)
     message.set_content(event["message"] + "\n\n" + json.dumps({k: _jsonable(v) for k, v in event.items()}, indent=1))
@@ -80,6 +84,22 @@ def _with_retries(send, pause_s: float, secrets: tuple[str, ...] = ()) -> tuple[
 
 def deliver(events: list[dict], delivery: dict) -> list[dict]:
     """Send each event to every configured channel. Returns one record per (event, channel)."""
+    return _send(events, delivery)
+
+
+def send_notices(notices: list[dict], delivery: dict | None = None) -> list[dict]:
+    """Send each operator notice (`event_id`, `subject`, `message` and its fields) to every configured channel, as
+    alerts are: the rules file's [delivery] unless given, the environment first. One record per (notice, channel);
+    none when no channel is configured. A rules file that does not read leaves its [delivery] out."""
+    if delivery is None:
+        try:
+            _, delivery = load_config()
+        except Exception:  # noqa: BLE001 - a broken rules file must not silence a broken source
+            delivery = {}
+    return _send(notices, delivery)
+
+
+def _send(events: list[dict], delivery: dict) -> list[dict]:
     environment = settings.alert_delivery()
     webhook_url = environment.webhook_url or delivery.get("webhook_url")
     recipients = [r.strip() for r in (environment.email_to or delivery.get("email_to") or "").split(",") if r.strip()]

@@ -45,8 +45,11 @@ def cmd_outlook(args) -> int:
     _check_horizon(args.horizon)
     if args.rebuild:
         with db.connect() as connection:
-            written = outlook.write_mart(connection, price_series(connection), every_day=True, horizon=args.horizon)
-        print(f"{outlook.MART}: {written} rows ({args.horizon}-day horizon, every day of every series)")
+            found = price_series(connection)
+            written = outlook.write_mart(connection, found, every_day=True, horizon=args.horizon)
+            scored = outlook.write_scores(connection, found, horizon=args.horizon)
+        print(f"{outlook.MART}: {written} rows ({args.horizon}-day horizon, every day of every series); "
+              f"{outlook.SCORES_MART}: {scored} series scored")
         return 0
     try:
         with db.connect(read_only=True) as connection:
@@ -65,11 +68,11 @@ def cmd_outlook(args) -> int:
         what = " ".join(part for part in (gpu_id, args.market) if part) or "any GPU"
         print(f"gpuprices outlook: no price series for {what}", file=sys.stderr)
         return 1
-    long_enough = [one for one in found if len(one.prices) >= outlook.MIN_HISTORY_DAYS]
+    long_enough = [one for one in found if outlook.has_outlook(one)]  # its last segment: outlook.segments
     if not long_enough:
-        longest = max(found, key=lambda one: len(one.prices))
-        print(f"gpuprices outlook: {longest.gpu_id} {longest.market}: {len(longest.prices)} days of history, the "
-              f"outlook needs {outlook.MIN_HISTORY_DAYS}", file=sys.stderr)
+        longest = max(found, key=lambda one: (len(outlook.segments(one)[-1].prices), len(one.prices)) if one.days
+                      else (0, 0))
+        print(f"gpuprices outlook: {outlook.too_short(longest)}", file=sys.stderr)
         return 1
     rows = [row for one in long_enough for row in outlook.outlooks(one, args.horizon)]
     if args.json:
@@ -79,7 +82,7 @@ def cmd_outlook(args) -> int:
         print("\n".join(format_outlook(row) for row in rows))
         if len(long_enough) < len(found):
             print(f"({len(found) - len(long_enough)} series with under {outlook.MIN_HISTORY_DAYS} days of history "
-                  "have no outlook)")
+                  f"(since their last splice: a gap of over {outlook.MAX_GAP_DAYS} days between other sources, if any) have no outlook)")
     return 0
 
 
@@ -100,7 +103,7 @@ def format_backtest(report: dict) -> str:
     lines.append(_summary_line(f"overall, {len(report['series'])} series", report["overall"]))
     if report["skipped"]:
         lines.append(f"{len(report['skipped'])} series too short to score (need {outlook.MIN_HISTORY_DAYS} days "
-                     f"plus the horizon)")
+                     f"plus the horizon without a splice: a gap of over {outlook.MAX_GAP_DAYS} days between other sources)")
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ from scrapers.registry import all_sources
 from warehouse import db
 from warehouse.backfill import backfill_ecb, backfill_skypilot
 from warehouse.build import build as dbt_build
-from warehouse.build import run_unit_tests, write_outlooks
+from warehouse.build import run_unit_tests, write_series_marts
 from warehouse.export import export_marts
 from warehouse.pipeline import fetch_only, ingest_landed_runs, parse_file
 from warehouse.report import progress
@@ -58,6 +58,7 @@ def cmd_run(args) -> int:
         print(f"alerts NOT evaluated: {report['alerts_error']}")
     if report.get("outlook_error"):
         print(f"outlook NOT written: {one_line(report['outlook_error'])}")
+    print_incidents(report)
     if report["sources"] and not any(s["status"] in ("loaded", "already_loaded") for s in report["sources"]):
         # a scheduler must notice a day on which nothing came in (the reasons are in the lines above)
         print(f"error: nothing loaded: all {len(report['sources'])} source-runs failed or were skipped", file=sys.stderr)
@@ -72,6 +73,23 @@ def cmd_run(args) -> int:
               file=sys.stderr)
         return 3
     return 0
+
+
+def print_incidents(report: dict) -> None:
+    """The run's source incidents (warehouse/incidents.py): one line each opened or closed, one per message that
+    reached no channel, one per note."""
+    incidents = report.get("incidents") or {}
+    for incident in incidents.get("opened", []):
+        print(f"INCIDENT opened {incident['incident_id']} ({incident['kind']}): {one_line(incident['detail'])[:300]}")
+    for incident in incidents.get("closed", []):
+        print(f"INCIDENT closed {incident['incident_id']} ({incident['kind']}): {incident['close_reason']}")
+    for failed in (m for m in incidents.get("messages", []) if m["status"] == "failed"):
+        print(f"incident message failed ({failed['incident_id']}, {failed['channel']}, {failed['attempts']} "
+              f"attempts): {one_line(failed['error'])[:300]}")
+    for note in incidents.get("notes", []):
+        print(f"incidents: {note}")
+    if report.get("incidents_error"):
+        print(f"incidents NOT judged: {one_line(report['incidents_error'])}")
 
 
 def cmd_fetch(args) -> int:
@@ -152,7 +170,7 @@ def cmd_build(args) -> int:
     kind = "full rebuild" if plan.full_refresh else f"incremental, {len(plan.rebuild_dates)} day(s) rewritten"
     print(f"dbt build done ({kind}: {plan.reason})")
     if not args.select:
-        write_outlooks(plan)
+        write_series_marts(plan)
         db.publish_snapshot()
     return 0
 

@@ -1,10 +1,30 @@
 {# Incremental builds: which days a build rewrites.
 
-   `gpuprices build` passes `rebuild_dates` (a list of ISO dates): the observation days of every source-run loaded,
-   re-parsed or given new exchange rates since the previous build. Observations are append-only and each day's
-   figures depend only on that day's runs (and the week of ECB rates before it), so rewriting those days gives the
-   same tables as a full rebuild. With no `rebuild_dates` (a first build, `--full-refresh`, or dbt run by hand)
-   every day is built. #}
+   `gpuprices build` writes them to meta.build_in_progress (one row: full_refresh, rebuild_dates) before dbt runs and
+   empties it after (warehouse/build.py): the observation days of every source-run loaded, re-parsed or given new
+   exchange rates since the previous build. Observations are append-only and each day's figures depend only on that
+   day's runs (and the week of ECB rates before it), so rewriting those days gives the same tables as a full
+   rebuild. With no row (a first build, `--full-refresh`, or dbt run by hand) every day is built. A table read at
+   run time, not a `--vars` list: dbt's saved parse stays valid from one build to the next (it is thrown away
+   whenever the command-line vars change), which saves the few seconds of a full parse on every build. #}
+
+{# The rebuilt days as ISO dates, or none: every day. Read when the node runs (`execute`), never while parsing. #}
+{% macro rebuild_dates() -%}
+    {%- if not execute -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set plan_table = adapter.get_relation(database=target.database, schema='meta', identifier='build_in_progress') -%}
+    {%- if plan_table is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set found = run_query(
+        "select strftime(unnest(rebuild_dates), '%Y-%m-%d') from " ~ plan_table ~ " where not full_refresh") -%}
+    {%- set planned = run_query("select count(*) from " ~ plan_table ~ " where not full_refresh") -%}
+    {%- if planned.columns[0].values()[0] == 0 -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return(found.columns[0].values() | list) }}
+{%- endmacro %}
 
 {# A predicate for the rows of an incremental model's input that fall on a rebuilt day. `timestamp_column`, when
    given, adds a range on the raw timestamp so DuckDB skips row groups of other days instead of scanning all.
@@ -12,9 +32,9 @@
    windows, lowest price so far). `lookback_days`: also the days up to that many days before the first rebuilt one
    (the snapshots int_offers__daily carries forward). #}
 {% macro rebuilt_days_filter(date_column, timestamp_column=none, onward=false, lookback_days=0) -%}
-    {%- set dates = var('rebuild_dates', none) -%}
     {#- a unit test has no `this` (and is never incremental): every given row is in -#}
-    {%- if dates is none or this is none or not is_incremental() -%}
+    {%- set dates = rebuild_dates() if this is not none and is_incremental() else none -%}
+    {%- if dates is none -%}
         true
     {%- elif dates | length == 0 -%}
         false
@@ -36,6 +56,37 @@
 {%- endmacro %}
 
 {# Data tests of the incremental tables check the days the build wrote (the other days were checked by the build
-   that wrote them): their `where` config is "<date column> in ({{ var('rebuild_dates_sql', '<date column>') }})".
-   dbt does not allow macros in test configs, so the build also passes the dates as SQL literals; without them (a
-   full build) the predicate is `<date column> in (<date column>)`, true for every row. #}
+   that wrote them): their `where` config says `rebuilt_days(<date column>)`, and for raw rows also
+   `rebuild_window(<timestamp column>)` (a range DuckDB uses to skip the other days' row groups). dbt does not
+   allow macros in test configs, so this override of dbt's get_where_subquery puts the predicates in when the test
+   runs; a full build tests every row. #}
+{% macro get_where_subquery(relation) -%}
+    {%- set where = config.get('where', '') -%}
+    {%- if not where -%}
+        {{ return(relation) }}
+    {%- endif -%}
+    {%- set dates = rebuild_dates() -%}
+    {%- set found = namespace(where=where) -%}  {#- a `set` inside a loop would not outlive it -#}
+    {%- for column in modules.re.findall('rebuilt_days\\((\\w+)\\)', where) -%}
+        {%- set predicate -%}
+            {%- if dates is none -%} true
+            {%- elif dates | length == 0 -%} false
+            {%- else -%} {{ column }} in ({% for day in dates %}date '{{ day }}'{{ ', ' if not loop.last }}{% endfor %})
+            {%- endif -%}
+        {%- endset -%}
+        {%- set found.where = found.where.replace('rebuilt_days(' ~ column ~ ')', '(' ~ predicate | trim ~ ')') -%}
+    {%- endfor -%}
+    {%- for column in modules.re.findall('rebuild_window\\((\\w+)\\)', where) -%}
+        {%- set predicate -%}
+            {%- if dates is none -%} true
+            {%- elif dates | length == 0 -%} false
+            {%- else -%} {{ column }} >= timestamptz '{{ dates | min }} 00:00:00+00' and {{ column }} < timestamptz '{{ dates | max }} 00:00:00+00' + interval 1 day
+            {%- endif -%}
+        {%- endset -%}
+        {%- set found.where = found.where.replace('rebuild_window(' ~ column ~ ')', '(' ~ predicate | trim ~ ')') -%}
+    {%- endfor -%}
+    {%- set filtered -%}
+        (select * from {{ relation }} where {{ found.where }}) dbt_subquery
+    {%- endset -%}
+    {{ return(filtered) }}
+{%- endmacro %}

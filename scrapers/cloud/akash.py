@@ -20,17 +20,18 @@ import re
 from fractions import Fraction
 from urllib.parse import urlsplit
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, list_field, load_json, money
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, list_field, money
 
 API_URL = "https://console-api.akash.network/v1/gpu-prices?debug=true"
 _GIBIBYTES = re.compile(r"^(\d+)Gi$")
 
 
-class AkashGpuPrices(Source):
+class AkashGpuPrices(JsonApiSource):
     id = "akash"
     provider = "akash"
     description = "Akash Network console GPU prices: each provider's best bid per GPU model (marketplace asks)"
@@ -42,17 +43,13 @@ class AkashGpuPrices(Source):
     )
     # A marketplace: which GPUs have bids changes hour to hour, so no GPU is required; bands still apply.
     expectations = Expectations(frozenset(), min_offers=1)
-
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(API_URL, allowed_hosts=self.hosts)]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            for model in list_field(payload, "models", self.id):
-                offers.extend(self._model_offers(model, index))
-        return offers
+    offline = Recording(
+        "stale_capture", "REAL /v1/gpu-prices?debug=true response saved 2026-09-28 (H100 only; "
+        "Rehgud/GWDC2026@d1666ff1 prices/akash-snapshot.json), replayed on every day",
+        (Served(API_URL, "stale_capture_2026-09-28_gpu_prices_h100.json",
+                fixture="akash/akash_gpu_prices_capture_2026-09-28_h100.json"),))
+    api_url = API_URL
+    records_key = "models"
 
     def _raw_name(self, model: dict) -> str:
         vendor, name = field(model, "vendor", self.id, "models[]"), field(model, "model", self.id, "models[]")
@@ -60,7 +57,7 @@ class AkashGpuPrices(Source):
         parts = [str(vendor).upper(), str(name).upper(), f"{ram.group(1)}GB" if ram else None, model.get("interface")]
         return " ".join(part for part in parts if part)
 
-    def _model_offers(self, model: dict, index: int) -> list[Offer]:
+    def parse_record(self, model: dict, index: int, number: int) -> list[Offer]:
         raw_name = self._raw_name(model)
         gpu_id = resolve_gpu_id(raw_name, self.id)
         offers = []

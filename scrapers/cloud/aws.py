@@ -33,6 +33,7 @@ from scrapers.base import Expectations, Offer, Source
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Generated
 from scrapers.parsing import field, money
 
 OFFER_URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/{region}/index.json"
@@ -74,6 +75,8 @@ class AwsEc2(Source):
         "documented-format GPU file; offline replay serves the synthetic file (flagged synthetic)"
     )
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "a10g-24gb", "t4-16gb"}), min_offers=10)
+    offline = Generated("dev.recordings.rebuilt:aws_offer_files",
+                        "made-up GPU prices in the real offer-file structure, for 4 regions (flagged synthetic)")
 
     def __init__(self, regions: tuple[str, ...] | list[str] | None = None):
         self.regions = tuple(regions or settings.aws_regions() or REGIONS)

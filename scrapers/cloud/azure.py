@@ -21,6 +21,7 @@ from scrapers.cloud.azure_vm_sizes import is_gpu_vm_size, vm_sizes
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Generated
 
 API_URL = "https://prices.azure.com/api/retail/prices"
 # Only the N-series (GPU) VM meters: cuts ~130k VM meters to a few thousand.
@@ -46,6 +47,8 @@ class AzureRetailPrices(Source):
         expected_gpu_ids=frozenset({"a100-pcie-80gb", "h100-sxm5-80gb", "t4-16gb", "a10-24gb"}),
         min_offers=50,
     )
+    offline = Generated("dev.recordings.from_skypilot:azure_price_pages",
+                        "Retail Prices API pages rebuilt from each dated SkyPilot Azure catalog")
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         documents: list[RawDocument] = []

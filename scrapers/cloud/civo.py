@@ -35,6 +35,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.civo.com/pricing"
@@ -64,6 +65,7 @@ class Civo(PricingPage):
     page_url = PRICING_URL
     status = "parser tested on gpu-index's real capture of the pricing page (2026-08-22); no live call made"
     expectations = Expectations(frozenset({"l40s-48gb", "h100-sxm5-80gb", "h200-sxm-141gb"}), min_offers=20)
+    offline = gpu_index_page_copy(PRICING_URL)
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         sections = LexborHTMLParser(html).css("section#nvidia-gpus")

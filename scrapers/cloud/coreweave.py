@@ -37,6 +37,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.coreweave.com/pricing"
@@ -90,6 +91,7 @@ class CoreWeave(PricingPage):
         "no live call made"
     )
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb"}), min_offers=16)
+    offline = gpu_index_page_copy(PRICING_URL)
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         tree = LexborHTMLParser(html)

@@ -16,11 +16,12 @@ import math
 from decimal import Decimal
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, list_field, load_json, money
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, money
 
 API_URL = "https://rest.compute.cudo.org/v1/vms/machine-types"
 
@@ -32,7 +33,7 @@ def _unit_price(entry: dict, key: str, source_id: str, where: str) -> Decimal:
     return price
 
 
-class CudoCompute(Source):
+class CudoCompute(JsonApiSource):
     id = "cudo"
     provider = "cudo"
     description = "Cudo Compute machine types: GPU + vCPU + memory unit prices per data centre"
@@ -40,19 +41,14 @@ class CudoCompute(Source):
     hosts = ("rest.compute.cudo.org",)
     status = "parser tested on gpuhunt's fixture (exact shape, values may be invented); offline replay serves it (flagged synthetic)"
     expectations = Expectations(frozenset(), min_offers=1)  # stock-driven catalog: no GPU is always listed
+    offline = Recording(
+        "synthetic", "gpuhunt fixture in the machine-types envelope (shape exact, values may be invented)",
+        (Served(API_URL, "gpuhunt_fixture_machine_types.json", fixture="cudo/gpuhunt_cudo_machine_types_fixture.json",
+                pick=lambda fixture: {"machineTypes": fixture["fixture:machine_types"]}),))
+    api_url = API_URL
+    records_key = "machineTypes"
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(API_URL, allowed_hosts=self.hosts)]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            for entry in list_field(payload, "machineTypes", self.id):
-                offers.extend(self._offers(entry, index))
-        return offers
-
-    def _offers(self, entry: dict, index: int) -> list[Offer]:
+    def parse_record(self, entry: dict, index: int, number: int) -> list[Offer]:
         region = field(entry, "dataCenterId", self.id, "machineTypes[]")
         machine = field(entry, "machineType", self.id, region)
         raw_name = entry.get("gpuModel")

@@ -38,6 +38,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.e2enetworks.com/pricing?region=us"
@@ -65,6 +66,7 @@ class E2ENetworks(PricingPage):
     page_url = PRICING_URL
     status = "parser tested on gpu-index's real capture of the US pricing page (2026-08-22); no live call made"
     expectations = Expectations(frozenset({"h200-sxm-141gb", "a100-80gb-unstated", "l40s-48gb"}), min_offers=16)
+    offline = gpu_index_page_copy(PRICING_URL)
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         tables = [table for table in LexborHTMLParser(html).css("table")

@@ -18,10 +18,12 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Generated
 from scrapers.parsing import field, list_field, load_json, money
 
 SERVICE_URL = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?currencyCode=USD&pageSize=5000"
@@ -63,7 +65,7 @@ def _sku_price(sku: dict, source_id: str) -> tuple[Decimal | None, str | None, s
     return units + nanos, unit_price.get("currencyCode"), expression.get("usageUnit")
 
 
-class GoogleCloud(Source):
+class GoogleCloud(JsonApiSource):
     id = "gcp"
     provider = "gcp"
     description = "Google Cloud Billing Catalog: GPU SKUs per region (GPU-only) and A2/A3/G2 machines (bundled)"
@@ -75,18 +77,18 @@ class GoogleCloud(Source):
         "replay: that real page + GPU SKU pages reconstructed from the real SkyPilot GCP catalogs (flagged synthetic)"
     )
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "a100-sxm4-40gb", "l4-24gb", "t4-16gb"}), min_offers=50)
+    offline = Generated("dev.recordings.from_skypilot:gcp_sku_pages",
+                        "the real opencost SKU page + GPU SKU pages rebuilt from each dated SkyPilot GCP catalog")
+    api_url = SERVICE_URL
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        key = self.require_key()
-        documents, url = [], SERVICE_URL
-        while url:
-            if len(documents) >= MAX_PAGES:
-                raise ParseError(f"{self.id}: more than {MAX_PAGES} pages")
-            document = await client.get(url, allowed_hosts=self.hosts, headers={"X-goog-api-key": key})
-            documents.append(document)
-            token = load_json(document, self.id).get("nextPageToken")
-            url = f"{SERVICE_URL}&pageToken={token}" if token else None
-        return documents
+    def request_headers(self) -> dict[str, str]:
+        return {"X-goog-api-key": self.require_key()}
+
+    def next_url(self, document: RawDocument, documents: list[RawDocument]) -> str | None:
+        token = load_json(document, self.id).get("nextPageToken")
+        if token and len(documents) >= MAX_PAGES:
+            raise ParseError(f"{self.id}: more than {MAX_PAGES} pages")
+        return f"{SERVICE_URL}&pageToken={token}" if token else None
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
         offers: list[Offer] = []

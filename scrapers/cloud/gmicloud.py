@@ -29,6 +29,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.gmicloud.ai/en/pricing"
@@ -46,6 +47,7 @@ class GmiCloud(PricingPage):
     page_url = PRICING_URL
     status = "parser tested on gpu-index's real capture of the pricing page (2026-08-22); no live call made"
     expectations = Expectations(frozenset({"h200-sxm-141gb", "b200-180gb"}), min_offers=2)
+    offline = gpu_index_page_copy(PRICING_URL)
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         tree = LexborHTMLParser(html)

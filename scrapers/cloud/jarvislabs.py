@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.gpu_names import resolve_first
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, list_field, load_json, money
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, money
 
 API_URL = "https://backendn.jarvislabs.net/misc/server_meta"
 
 
-class Jarvislabs(Source):
+class Jarvislabs(JsonApiSource):
     id = "jarvislabs"
     provider = "jarvislabs"
     description = "Jarvislabs server_meta: on-demand and spot per GPU-hour, per region"
@@ -28,19 +29,17 @@ class Jarvislabs(Source):
     api_key_env = "JARVISLABS_API_KEY"
     status = "parser tested on gpuhunt's fixture (exact shape, values may be invented); offline replay serves it (flagged synthetic)"
     expectations = Expectations(frozenset({"l4-24gb"}), min_offers=2)
+    offline = Recording(
+        "synthetic", "gpuhunt fixture (shape exact, values may be invented)",
+        (Served(API_URL, "gpuhunt_fixture_server_meta.json", fixture="jarvislabs/gpuhunt_server_meta_fixture.json",
+                pick="SERVER_META_RESPONSE"),))
+    api_url = API_URL
+    records_key = "server_meta"
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(API_URL, allowed_hosts=self.hosts, headers=self.bearer_headers())]
+    def request_headers(self) -> dict[str, str]:
+        return self.bearer_headers()
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            for entry in list_field(payload, "server_meta", self.id):
-                offers.extend(self._offers(entry, index))
-        return offers
-
-    def _offers(self, entry: dict, index: int) -> list[Offer]:
+    def parse_record(self, entry: dict, index: int, number: int) -> list[Offer]:
         gpu_type = field(entry, "gpu_type", self.id, "server_meta[]")
         region = entry.get("region")
         vram = entry.get("vram")

@@ -16,17 +16,19 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_first
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, load_json, money
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Generated
+from scrapers.parsing import field, money
 
 API_URL = "https://cloud.lambda.ai/api/v1/instance-types"
 _NAME = re.compile(r"^gpu_(\d+)x_(.+)$")
 
 
-class LambdaCloud(Source):
+class LambdaCloud(JsonApiSource):
     id = "lambda"
     provider = "lambda"
     description = "Lambda Cloud instance-types API (cents per instance-hour)"
@@ -38,18 +40,20 @@ class LambdaCloud(Source):
         "reconstructed from the real SkyPilot Lambda catalogs (flagged synthetic)"
     )
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "a100-sxm4-40gb"}), min_offers=5)
+    offline = Generated("dev.recordings.from_skypilot:lambda_instance_types",
+                        "/instance-types answers rebuilt from each dated SkyPilot Lambda catalog")
+    api_url = API_URL
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(API_URL, allowed_hosts=self.hosts, headers=self.bearer_headers())]
+    def request_headers(self) -> dict[str, str]:
+        return self.bearer_headers()
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[Offer]:
+        data = field(payload, "data", self.id)
+        if not isinstance(data, dict):
+            raise ParseError(f"{self.id}: data is not an object of instance types")
         offers = []
-        for index, document in enumerate(documents):
-            data = field(load_json(document, self.id), "data", self.id)
-            if not isinstance(data, dict):
-                raise ParseError(f"{self.id}: data is not an object of instance types")
-            for name, item in data.items():
-                offers.extend(self._offers(name, item, index))
+        for name, item in data.items():
+            offers.extend(self._offers(name, item, index))
         return offers
 
     def _offers(self, name: str, item: dict, index: int) -> list[Offer]:

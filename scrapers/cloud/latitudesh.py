@@ -25,11 +25,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import as_list, field, list_field, load_json, money
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import as_list, field, money
 
 API_URL = "https://api.latitude.sh/plans"
 API_VERSION = "2023-06-01"
@@ -66,7 +67,7 @@ def cluster_network(text: object) -> str | None:
     return None
 
 
-class LatitudeSh(Source):
+class LatitudeSh(JsonApiSource):
     id = "latitudesh"
     provider = "latitudesh"
     description = "Latitude.sh bare-metal GPU plans (USD per server-hour, per region)"
@@ -78,19 +79,18 @@ class LatitudeSh(Source):
         "on GPU plans built from the SDK's documented model; no live call made"
     )
     expectations = Expectations(frozenset(), min_offers=1)
+    offline = Recording(
+        "reconstructed", "NOT a capture: /plans rebuilt from the 3 GPU plan objects of a REAL copy of "
+        "latitude.sh/pricing (2026-08-22, getcomputable/gpu-index@055204ad), values verbatim",
+        (Served(API_URL, "reconstructed_2026-08-22_plans_from_pricing_page.json",
+                fixture="latitudesh/reconstructed_plans_from_pricing_page_2026-08-22.json"),))
+    api_url = API_URL
+    records_key = "data"
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        headers = {**self.bearer_headers(), "Api-Version": API_VERSION, "accept": "application/json"}
-        return [await client.get(API_URL, allowed_hosts=self.hosts, headers=headers)]
+    def request_headers(self) -> dict[str, str]:
+        return {**self.bearer_headers(), "Api-Version": API_VERSION, "accept": "application/json"}
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            for plan in list_field(load_json(document, self.id), "data", self.id):
-                offers.extend(self._offers(plan, index))
-        return offers
-
-    def _offers(self, plan: dict, index: int) -> list[Offer]:
+    def parse_record(self, plan: dict, index: int, number: int) -> list[Offer]:
         attributes = field(plan, "attributes", self.id, "data[]")
         slug = str(field(attributes, "slug", self.id, "data[].attributes"))
         gpu = field(field(attributes, "specs", self.id, slug), "gpu", self.id, slug)

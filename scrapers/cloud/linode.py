@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import as_list, field, list_field, load_json, money
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import as_list, field, load_json, money
 
 API_URL = "https://api.linode.com/v4/linode/types?page_size=500"
 _MAX_PAGES = 10  # 75 types in all today: one page
@@ -49,7 +51,7 @@ def page_url(page: int) -> str:
     return API_URL if page == 1 else f"{API_URL}&page={page}"
 
 
-class Linode(Source):
+class Linode(JsonApiSource):
     id = "linode"
     provider = "linode"
     description = "Akamai Cloud (Linode) GPU instance types (USD per instance-hour, per-region overrides)"
@@ -60,25 +62,24 @@ class Linode(Source):
         "(stale capture); no live call made"
     )
     expectations = Expectations(frozenset(), min_offers=1)
+    offline = Recording(
+        "stale_capture", "REAL /v4beta/linode/types response (linode/linodego@40e9d24d ExampleListTypes_all.yaml, "
+        "RTX 6000 plans, about 2022), replayed on every day",
+        (Served(page_url(1), "stale_capture_linodego_list_types.json",
+                fixture="linode/linode_types_capture_undated_linodego_example_list_types.json"),))
+    api_url = page_url(1)
+    records_key = "data"
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        documents, page, pages = [], 1, 1
-        while page <= pages and page <= _MAX_PAGES:
-            document = await client.get(page_url(page), allowed_hosts=self.hosts, headers={"accept": "application/json"})
-            documents.append(document)
-            payload = load_json(document, self.id)
-            pages = int(payload.get("pages") or 1) if isinstance(payload, dict) else 1
-            page += 1
-        return documents
+    def request_headers(self) -> dict[str, str]:
+        return {"accept": "application/json"}
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            for linode_type in list_field(load_json(document, self.id), "data", self.id):
-                offers.extend(self._offers(linode_type, index))
-        return offers
+    def next_url(self, document: RawDocument, documents: list[RawDocument]) -> str | None:
+        payload = load_json(document, self.id)
+        pages = int(payload.get("pages") or 1) if isinstance(payload, dict) else 1
+        page = len(documents) + 1
+        return page_url(page) if page <= pages and page <= _MAX_PAGES else None
 
-    def _offers(self, linode_type: dict, index: int) -> list[Offer]:
+    def parse_record(self, linode_type: dict, index: int, number: int) -> list[Offer]:
         type_id = str(field(linode_type, "id", self.id, "data[]"))
         gpus = field(linode_type, "gpus", self.id, type_id)
         if isinstance(gpus, bool) or not isinstance(gpus, int):

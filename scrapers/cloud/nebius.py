@@ -29,6 +29,7 @@ from fractions import Fraction
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money
 
 PRICES_URL = "https://nebius.com/prices"
@@ -101,6 +102,7 @@ class Nebius(PricingPage):
         "price tables); no live call made"
     )
     expectations = Expectations(frozenset({"h200-sxm-141gb", "b200-180gb", "l40s-48gb"}), min_offers=7)
+    offline = gpu_index_page_copy(PRICES_URL)
 
     def parse_page(self, text: str, index: int) -> list[Offer]:
         tables = []

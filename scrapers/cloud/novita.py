@@ -21,17 +21,18 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, list_field, load_json, money
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, money
 
 API_URL = "https://api.novita.ai/gpu-instance/openapi/v1/products"
 PRICE_UNITS_PER_USD = Decimal(100000)
 
 
-class Novita(Source):
+class Novita(JsonApiSource):
     id = "novita"
     provider = "novita"
     description = "Novita AI GPU instance products (1/100000 USD per GPU-hour)"
@@ -43,26 +44,23 @@ class Novita(Source):
         "offline replay serves it (flagged synthetic); no live call made"
     )
     expectations = Expectations(frozenset(), min_offers=1)
+    offline = Recording(
+        "synthetic", "novita-sdk-python test payload of GET /gpu-instance/openapi/v1/products (documented example, "
+        "values may be invented)",
+        (Served(API_URL, "documented_example_novita_sdk_gpu_products.json",
+                fixture="novita/documented_example_novita_sdk_python_gpu_products.json"),))
+    api_url = API_URL
+    records_key = "data"
+    object_payload = True
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        headers = {**self.bearer_headers(), "Content-Type": "application/json"}
-        return [await client.get(API_URL, allowed_hosts=self.hosts, headers=headers)]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            if not isinstance(payload, dict):
-                raise ParseError(f"{self.id}: {document.url} is {type(payload).__name__}, expected an object")
-            for number, product in enumerate(list_field(payload, "data", self.id)):
-                offers.extend(self._offers(product, number, index))
-        return offers
+    def request_headers(self) -> dict[str, str]:
+        return {**self.bearer_headers(), "Content-Type": "application/json"}
 
     def _usd(self, value: object, what: str) -> Decimal | None:
         amount = money(value, what, self.id)
         return None if amount is None else amount / PRICE_UNITS_PER_USD
 
-    def _offers(self, product: dict, number: int, index: int) -> list[Offer]:
+    def parse_record(self, product: dict, index: int, number: int) -> list[Offer]:
         where = f"data[{number}]"
         product_id = str(field(product, "id", self.id, where))
         name = field(product, "name", self.id, where)

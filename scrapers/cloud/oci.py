@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, list_field, load_json, money
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, list_field, money
 
 API_URL = "https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/?currencyCode=USD"
 # shape -> (GPU part number, GPU name, GPUs in the shape). Part numbers from opencost's shape map; GPU models from
@@ -40,7 +42,7 @@ GPU_SHAPES = {
 }
 
 
-class OracleCloud(Source):
+class OracleCloud(JsonApiSource):
     id = "oci"
     provider = "oci"
     description = "Oracle Cloud price list: GPU shapes (GPU part x count), per GPU-hour"
@@ -48,36 +50,37 @@ class OracleCloud(Source):
     hosts = ("apexapps.oracle.com",)
     status = "parser tested on a real price-list response (450 products); offline replay serves it (flagged synthetic: capture date unknown)"
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "a100-sxm4-80gb", "a10-24gb"}), min_offers=5)
+    offline = Recording(
+        "stale_capture", "real OCI price-list response (opencost test data, date unknown)",
+        (Served(API_URL, "stale_capture_pricelist_products_usd.json",
+                fixture="oci/opencost_oci_pricelist_products_usd.json"),))
+    api_url = API_URL
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(API_URL, allowed_hosts=self.hosts)]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[Offer]:
+        items = list_field(payload, "items", self.id)
+        gpu_parts = {}
+        for item in items:
+            if item.get("metricName") == "GPU Per Hour":
+                gpu_parts[field(item, "partNumber", self.id, "items[]")] = item
+        if items and not gpu_parts:
+            raise ParseError(f"{self.id}: {len(items)} products but none with metricName 'GPU Per Hour'")
         offers = []
-        for index, document in enumerate(documents):
-            items = list_field(load_json(document, self.id), "items", self.id)
-            gpu_parts = {}
-            for item in items:
-                if item.get("metricName") == "GPU Per Hour":
-                    gpu_parts[field(item, "partNumber", self.id, "items[]")] = item
-            if items and not gpu_parts:
-                raise ParseError(f"{self.id}: {len(items)} products but none with metricName 'GPU Per Hour'")
-            for shape, (part, gpu_name, count) in GPU_SHAPES.items():
-                item = gpu_parts.get(part)
-                if item is None:
-                    continue
-                price, currency = self._usd_price(item)
-                if price is None:
-                    continue
-                offers.append(
-                    Offer(
-                        source=self.id, channel="cloud", provider=self.provider, offer_id=f"{shape}|{part}",
-                        title=f"{shape}: {item.get('displayName', '').strip()}", raw_gpu_name=gpu_name,
-                        gpu_id=resolve_gpu_id(gpu_name, "oci"), gpu_count=Fraction(count), pricing_type="on_demand",
-                        price=price, currency=currency, price_unit="gpu_hour", instance_type=shape,
-                        document_index=index,
-                    )
+        for shape, (part, gpu_name, count) in GPU_SHAPES.items():
+            item = gpu_parts.get(part)
+            if item is None:
+                continue
+            price, currency = self._usd_price(item)
+            if price is None:
+                continue
+            offers.append(
+                Offer(
+                    source=self.id, channel="cloud", provider=self.provider, offer_id=f"{shape}|{part}",
+                    title=f"{shape}: {item.get('displayName', '').strip()}", raw_gpu_name=gpu_name,
+                    gpu_id=resolve_gpu_id(gpu_name, "oci"), gpu_count=Fraction(count), pricing_type="on_demand",
+                    price=price, currency=currency, price_unit="gpu_hour", instance_type=shape,
+                    document_index=index,
                 )
+            )
         return offers
 
     def _usd_price(self, item: dict):

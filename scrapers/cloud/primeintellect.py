@@ -30,17 +30,20 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.cloud.aggregators import renting_provider
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
 from scrapers.parsing import field, list_field, load_json, money
 
 API_URL = "https://api.primeintellect.ai/api/v1/availability/gpus"
 PAGE_SIZE = 100
 _MAX_PAGES = 50  # ~600 offers today: 7 pages; a totalCount that never comes must still end
 _IN_STOCK = frozenset({"available", "low"})
+_CAPTURE = "primeintellect/availability_gpus_capture_undated_prime_cli_8_of_608.json"  # the offline recording's fixture
 
 
 def page_url(page: int) -> str:
@@ -60,7 +63,7 @@ def interconnect(socket: str | None) -> str | None:
     return "pcie" if word in ("pcie", "pci") else None
 
 
-class PrimeIntellect(Source):
+class PrimeIntellect(JsonApiSource):
     id = "primeintellect"
     provider = "primeintellect"
     description = ("Prime Intellect GPU availability (USD per offer-hour); an aggregator: each offer under the cloud "
@@ -73,40 +76,41 @@ class PrimeIntellect(Source):
         "offline replay serves it as a stale capture; no live call made"
     )
     expectations = Expectations(frozenset(), min_offers=1)
+    offline = Recording(
+        "stale_capture", "REAL /availability/gpus page (PrimeIntellect-ai/prime@4f82c668 test data: 8 of 608 offers, "
+        "all RunPod, date unknown); page 2 made up EMPTY to end the paging",
+        (Served(page_url(1), "stale_capture_availability_gpus_page1.json", fixture=_CAPTURE),
+         Served(page_url(2), "synthetic_empty_page2.json", fixture=_CAPTURE,
+                pick=lambda capture: {"items": [], "totalCount": capture["totalCount"]})))
+    api_url = page_url(1)
+    records_key = "items"
+    object_payload = True
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        headers, documents, seen = self.bearer_headers(), [], 0
-        for page in range(1, _MAX_PAGES + 1):
-            document = await client.get(page_url(page), allowed_hosts=self.hosts, headers=headers)
-            documents.append(document)
-            payload = load_json(document, self.id)
-            items = list_field(payload, "items", self.id) if isinstance(payload, dict) else []
-            seen += len(items)
-            total = payload.get("totalCount") if isinstance(payload, dict) else None
-            if not items or not isinstance(total, int) or seen >= total:
-                break
-        return documents
+    def request_headers(self) -> dict[str, str]:
+        return self.bearer_headers()
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            if not isinstance(payload, dict):
-                raise ParseError(f"{self.id}: {document.url} is {type(payload).__name__}, expected an object")
-            for number, item in enumerate(list_field(payload, "items", self.id)):
-                offer = self._offer(item, number, index)
-                if offer is not None:
-                    offers.append(offer)
-        return offers
+    def _items(self, document: RawDocument) -> tuple[list, object]:
+        """A page's items and its totalCount, as paging reads them (an answer that is no object: none)."""
+        payload = load_json(document, self.id)
+        if not isinstance(payload, dict):
+            return [], None
+        return list_field(payload, "items", self.id), payload.get("totalCount")
 
-    def _offer(self, item: dict, number: int, index: int) -> Offer | None:
+    def next_url(self, document: RawDocument, documents: list[RawDocument]) -> str | None:
+        items, total = self._items(document)
+        seen = sum(len(self._items(page)[0]) for page in documents)
+        if not items or not isinstance(total, int) or seen >= total or len(documents) >= _MAX_PAGES:
+            return None
+        return page_url(len(documents) + 1)
+
+    def parse_record(self, item: dict, index: int, number: int) -> list[Offer]:
         where = f"items[{number}]"
         gpu_type = field(item, "gpuType", self.id, where)
         count = field(item, "gpuCount", self.id, where)
         if not isinstance(gpu_type, str) or not gpu_type or isinstance(count, bool) or not isinstance(count, int):
             raise ParseError(f"{self.id}: {where} has gpuType {gpu_type!r} / gpuCount {count!r}")
         if count <= 0:
-            return None  # no GPU: not a GPU offer
+            return []  # no GPU: not a GPU offer
         prices = field(item, "prices", self.id, where)
         if not isinstance(prices, dict):
             raise ParseError(f"{self.id}: {where} prices is {type(prices).__name__}, expected an object")
@@ -114,7 +118,7 @@ class PrimeIntellect(Source):
         if price is None:
             price = money(prices.get("communityPrice"), f"{where} prices.communityPrice", self.id)
         if price is None:
-            return None  # listed without a price: nothing to record
+            return []  # listed without a price: nothing to record
         named = field(item, "provider", self.id, where)
         if not isinstance(named, str) or not named.strip():
             raise ParseError(f"{self.id}: {where} names no provider")
@@ -129,7 +133,7 @@ class PrimeIntellect(Source):
         stock = str(item.get("stockStatus") or "").strip().lower()
         offer_id = "|".join(str(part) for part in (named.strip().lower(), cloud_id, data_center or region or "",
                                                    count, security or "", "spot" if spot else "on_demand"))
-        return Offer(
+        return [Offer(
             source=self.id, channel="cloud", provider=provider, offer_id=offer_id,
             title=f"{count}x {raw_name} ({cloud_id})", raw_gpu_name=raw_name,
             gpu_id=resolve_gpu_id(raw_name, self.id), gpu_count=Fraction(count),
@@ -137,4 +141,4 @@ class PrimeIntellect(Source):
             currency=str(prices.get("currency") or "USD").upper(), price_unit="instance_hour", region=region,
             instance_type=cloud_id, seller_type=security, in_stock=True if stock in _IN_STOCK else None,
             document_index=index, via=via, interconnect=interconnect(socket),
-        )
+        )]

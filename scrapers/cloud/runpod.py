@@ -23,11 +23,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, list_field, load_json, money
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, list_field, money
 
 API_URL = "https://api.runpod.io/graphql"
 QUERY = """query GpuTypes {
@@ -46,7 +48,7 @@ _PRICES = (
 )
 
 
-class RunPod(Source):
+class RunPod(JsonApiSource):
     id = "runpod"
     parser_version = 2  # 2: a 0 price beside a false secureCloud/communityCloud flag is "not offered", not $0
     provider = "runpod"
@@ -60,23 +62,21 @@ class RunPod(Source):
     )
     # GPUs RunPod has listed in every answer we hold (the real 2026 one is cut to 9 types)
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "rtx-4090-24gb"}), min_offers=10)
+    offline = Recording(
+        "stale_capture", "getcomputable/gpu-index@5cf4f703 runpod/gputypes.json: a REAL gpuTypes answer of 2026-08-25 "
+        "(9 of 48 GPU types, kept whole), every day",
+        (Served(API_URL, "stale_capture_2026-08-25_gpu_types.json"),))  # kept once, in recordings/
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         headers = self.bearer_headers()
         return [await client.post(API_URL, allowed_hosts=self.hosts, json={"query": QUERY}, headers=headers)]
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            if isinstance(payload, dict) and payload.get("errors"):
-                raise ParseError(f"{self.id}: GraphQL errors: {str(payload['errors'])[:300]}")
-            data = field(payload, "data", self.id)
-            for gpu in list_field(data, "gpuTypes", self.id):
-                offers.extend(self._offers(gpu, index))
-        return offers
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[Offer]:
+        if isinstance(payload, dict) and payload.get("errors"):
+            raise ParseError(f"{self.id}: GraphQL errors: {str(payload['errors'])[:300]}")
+        return self.parse_records(list_field(field(payload, "data", self.id), "gpuTypes", self.id), index)
 
-    def _offers(self, gpu: dict, index: int) -> list[Offer]:
+    def parse_record(self, gpu: dict, index: int, number: int) -> list[Offer]:
         gpu_type = field(gpu, "id", self.id, "gpuTypes[]")
         gpu_id = resolve_gpu_id(gpu_type, "runpod") or resolve_gpu_id(gpu.get("displayName"), "runpod")
         offers = []

@@ -34,6 +34,7 @@ from scrapers.base import Expectations, Offer, Source
 from scrapers.errors import ParseError
 from scrapers.gpu_names import memory_class_gb, resolve_gpu_id
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Recording, Served
 from scrapers.parsing import field, load_json, money
 
 API_BASE = "https://api.scaleway.com/instance/v1/zones"
@@ -82,6 +83,13 @@ class Scaleway(Source):
         "gpu-index's capture of fr-par-2, 2026-08-22, trimmed to its GPU rows); no live call made"
     )
     expectations = Expectations(frozenset({"h100-sxm5-80gb", "l40s-48gb", "l4-24gb"}), min_offers=10)
+    # page 1 of fr-par-2 holds under 100 types, so the source asks for no page 2 (the real page 2 is a test input)
+    offline = Recording(
+        "stale_capture", "REAL fr-par-2 server types captured 2026-08-22 (getcomputable/gpu-index@055204ad, trimmed "
+        "there to the GPU and 4 CPU types), every day",
+        (Served(servers_url("fr-par-2", 1), "stale_capture_2026-08-22_fr-par-2_page1_gpu_rows.json",
+                fixture="scaleway/servers_capture_2026-08-22_fr-par-2_page1_gpu_rows.json"),),
+        overrides={"zones": ["fr-par-2"]})
 
     def __init__(self, zones: tuple[str, ...] | list[str] | None = None):
         self.zones = tuple(zones or DEFAULT_ZONES)

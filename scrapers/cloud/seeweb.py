@@ -11,16 +11,18 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, list_field, load_json, money
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, money
 
 API_URL = "https://api.seeweb.it/ecs/v2/plans"
 
 
-class Seeweb(Source):
+class Seeweb(JsonApiSource):
     id = "seeweb"
     provider = "seeweb"
     description = "Seeweb ECS GPU plans (EUR per instance-hour)"
@@ -29,22 +31,22 @@ class Seeweb(Source):
     api_key_env = "SEEWEB_API_TOKEN"
     status = "parser tested on gpuhunt's fixture (exact shape, values may be invented); offline replay serves it (flagged synthetic)"
     expectations = Expectations(frozenset({"l40s-48gb"}), min_offers=1)
+    offline = Recording(
+        "synthetic", "gpuhunt fixture (shape exact, values may be invented)",
+        (Served(API_URL, "gpuhunt_fixture_plans.json", fixture="seeweb/gpuhunt_seeweb_plans_fixture.json",
+                pick="fixture:plans_payload"),))
+    api_url = API_URL
+    records_key = "plans"
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        key = self.require_key()
-        return [await client.get(API_URL, allowed_hosts=self.hosts, headers={"X-APITOKEN": key})]
+    def request_headers(self) -> dict[str, str]:
+        return {"X-APITOKEN": self.require_key()}
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            if isinstance(payload, dict) and payload.get("status") not in (None, "ok"):
-                raise ParseError(f"{self.id}: status {payload.get('status')!r}")
-            for plan in list_field(payload, "plans", self.id):
-                offers.extend(self._offers(plan, index))
-        return offers
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[Offer]:
+        if isinstance(payload, dict) and payload.get("status") not in (None, "ok"):
+            raise ParseError(f"{self.id}: status {payload.get('status')!r}")
+        return super().parse_payload(payload, index, document)
 
-    def _offers(self, plan: dict, index: int) -> list[Offer]:
+    def parse_record(self, plan: dict, index: int, number: int) -> list[Offer]:
         name = field(plan, "name", self.id, "plans[]")
         count = int(plan.get("gpu") or 0)
         if count <= 0 or not plan.get("gpu_label"):

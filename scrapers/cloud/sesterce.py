@@ -33,6 +33,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
 HOMEPAGE_URL = "https://www.sesterce.com/"
@@ -59,6 +60,7 @@ class Sesterce(PricingPage):
     page_url = HOMEPAGE_URL
     status = "parser tested on gpu-index's real capture of the homepage (2026-08-22); no live call made"
     expectations = Expectations(frozenset({"h200-sxm-141gb", "l40s-48gb"}), min_offers=4)
+    offline = gpu_index_page_copy(HOMEPAGE_URL)
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         sections = LexborHTMLParser(html).css("section#pricing")

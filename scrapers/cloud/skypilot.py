@@ -73,6 +73,7 @@ from scrapers.gpu_names import (
     resolve_gpu_id,
 )
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Generated
 
 CATALOG_REPO_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master"
 CATALOG_README_URL = f"{CATALOG_REPO_URL}/README.md"
@@ -134,6 +135,42 @@ SAMPLE_STATUS = {
     **{cloud: (f"none: parser tests only, on real rows of skypilot-catalog {commit[:10]} (catalogs/v8: too large to "
                "bundle, no offline recording)") for cloud, commit in V8_LIVE_ONLY_COMMITS.items()},
 }
+
+# The clouds read, one source `skypilot-<cloud>` each, and what a sane fresh catalog of each must contain (GPUs seen in
+# every dated catalog we hold).
+SKYPILOT_EXPECTATIONS = {
+    "azure": Expectations(frozenset({"a100-pcie-80gb", "h100-sxm5-80gb", "t4-16gb", "a10-24gb"}), min_offers=200),
+    "gcp": Expectations(frozenset({"h100-sxm5-80gb", "a100-sxm4-40gb", "l4-24gb", "t4-16gb"}), min_offers=500),
+    "lambda": Expectations(frozenset({"h100-sxm5-80gb", "a100-sxm4-40gb", "b200-180gb"}), min_offers=50),
+    "vast": Expectations(frozenset({"rtx-4090-24gb", "h100-sxm5-80gb"}), min_offers=20),
+    "aws": Expectations(frozenset({"h100-sxm5-80gb", "a10g-24gb", "t4-16gb"}), min_offers=50),
+    # catalogs/v8 clouds (recordings/skypilot/v8): GPUs each real catalog holds, about half its GPU offers
+    "cudo": Expectations(frozenset({"a100-pcie-80gb", "h100-sxm5-80gb", "l40s-48gb"}), min_offers=60),
+    "daytona": Expectations(frozenset({"h200-sxm-141gb", "rtx-5090-32gb"}), min_offers=40),
+    "hyperbolic": Expectations(frozenset({"h100-sxm5-80gb"}), min_offers=1),
+    "hyperstack": Expectations(frozenset({"h100-pcie-80gb", "a100-pcie-80gb", "l40-48gb"}), min_offers=10),
+    "jarvislabs": Expectations(frozenset({"l4-24gb", "h200-sxm-141gb"}), min_offers=6),
+    "lium": Expectations(frozenset({"rtx-5090-32gb"}), min_offers=10),
+    "mithril": Expectations(frozenset({"h100-sxm5-80gb", "h200-sxm-141gb"}), min_offers=4),
+    "nebius": Expectations(frozenset({"h100-sxm5-80gb", "h200-sxm-141gb", "l40s-48gb"}), min_offers=10),
+    "primeintellect": Expectations(frozenset({"h100-sxm5-80gb", "h200-sxm-141gb"}), min_offers=40),
+    "seeweb": Expectations(frozenset({"l40s-48gb", "l4-24gb"}), min_offers=10),
+    "shadeform": Expectations(frozenset({"a100-sxm4-80gb", "l40s-48gb"}), min_offers=50),
+    "spheron": Expectations(frozenset({"h100-pcie-80gb", "l40s-48gb"}), min_offers=60),
+    "verda": Expectations(frozenset({"b200-180gb", "h200-sxm-141gb"}), min_offers=10),
+    "yotta": Expectations(frozenset({"rtx-5090-32gb"}), min_offers=4),
+    # v8 catalogs too large to bundle (read live; real rows in tests/fixtures/skypilot_v8): GPUs each real file holds,
+    # live only (too large to bundle); a floor well under the files read (oci: 21 GPU shapes x ~55 availability
+    # domains; runpod: ~10,900 GPU rows with Price and SpotPrice), since SkyPilot's RunPod fetcher now keeps only
+    # launchable zones: a catalog this small is a broken one, not a smaller market
+    "oci": Expectations(frozenset({"a10-24gb", "b200-180gb", "h200-sxm-141gb", "l40s-48gb"}), min_offers=200),
+    "runpod": Expectations(frozenset({"h100-sxm5-80gb", "a100-pcie-80gb", "l40s-48gb", "rtx-4090-24gb"}),
+                           min_offers=500),
+}
+# The clouds whose real catalogs are bundled for the offline run (recordings/skypilot/: MANIFEST.csv, v8/MANIFEST.csv)
+_BUNDLED_CLOUDS = frozenset({"azure", "gcp", "lambda", "vast", *V8_COMMITS})
+OFFLINE_CATALOGS = Generated("dev.recordings.from_skypilot:catalog_recordings",
+                             "the bundled real catalogs at their URLs (anycloud-sh commits, dated; v8 files, undated)")
 
 # Aggregator catalogs: how a row names the cloud that rents it.
 _AGGREGATOR_PREFIX = {"shadeform": "_", "primeintellect": "__"}  # <cloud><separator><rest of the instance name>
@@ -226,6 +263,16 @@ class SkyPilotCatalog(Source):
         self.status = SAMPLE_STATUS.get(cloud, "parser generic (by header name); no real sample bundled, untested")
         self.expectations = expectations
         self.catalog_url = catalog_url
+        self.offline = OFFLINE_CATALOGS if cloud in _BUNDLED_CLOUDS else None
+
+    @classmethod
+    def source_ids(cls) -> tuple[str, ...]:
+        return tuple(f"skypilot-{cloud}" for cloud in SKYPILOT_EXPECTATIONS)
+
+    @classmethod
+    def create(cls, source_id: str, overrides: dict) -> SkyPilotCatalog:
+        cloud = source_id.removeprefix("skypilot-")
+        return cls(cloud, SKYPILOT_EXPECTATIONS[cloud], catalog_url=overrides.get("catalog_url"))
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         if self.catalog_url:

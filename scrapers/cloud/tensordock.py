@@ -16,17 +16,19 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, load_json, money
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, money
 
 API_URL = "https://marketplace.tensordock.com/api/v0/client/deploy/hostnodes"
 REFERENCE_VCPUS, REFERENCE_RAM_GB, REFERENCE_STORAGE_GB = 8, 32, 100
 
 
-class TensorDock(Source):
+class TensorDock(JsonApiSource):
     id = "tensordock"
     provider = "tensordock"
     description = "TensorDock marketplace host nodes: per-component prices (GPU, vCPU, RAM, disk)"
@@ -37,18 +39,22 @@ class TensorDock(Source):
         "(synthetic_documented_format fixture); offline replay serves it (flagged synthetic)"
     )
     expectations = Expectations(frozenset(), min_offers=1)  # a marketplace: no GPU is always listed
+    offline = Recording(
+        "synthetic", "gpuhunt hostnode specs fixture in the documented hostnodes envelope (location made up)",
+        (Served(API_URL, "synthetic_documented_format_hostnodes.json",
+                fixture="tensordock/gpuhunt_tensordock_hostnode_specs_fixture.json",
+                pick=lambda fixture: {"hostnodes": {"synthetic-node-1": {
+                    "location": {"city": "Example City", "country": "United States"},
+                    "specs": fixture["fixture:specs"]}}}),))
+    api_url = API_URL
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(API_URL, allowed_hosts=self.hosts)]
-
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[Offer]:
+        nodes = field(payload, "hostnodes", self.id)
+        if not isinstance(nodes, dict):
+            raise ParseError(f"{self.id}: hostnodes is not an object")
         offers = []
-        for index, document in enumerate(documents):
-            nodes = field(load_json(document, self.id), "hostnodes", self.id)
-            if not isinstance(nodes, dict):
-                raise ParseError(f"{self.id}: hostnodes is not an object")
-            for node_id, node in nodes.items():
-                offers.extend(self._offers(node_id, node, index))
+        for node_id, node in nodes.items():
+            offers.extend(self._offers(node_id, node, index))
         return offers
 
     def _offers(self, node_id: str, node: dict, index: int) -> list[Offer]:

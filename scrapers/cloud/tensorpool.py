@@ -34,6 +34,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://tensorpool.dev/pricing"
@@ -59,6 +60,7 @@ class TensorPool(PricingPage):
     page_url = PRICING_URL
     status = "parser tested on gpu-index's real capture of the pricing page (2026-08-22); no live call made"
     expectations = Expectations(frozenset({"b200-180gb", "h200-sxm-141gb"}), min_offers=4)
+    offline = gpu_index_page_copy(PRICING_URL)
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         grids = [node for node in LexborHTMLParser(html).css("div") if GRID_CLASS in _classes(node)]

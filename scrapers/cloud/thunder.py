@@ -29,11 +29,13 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, load_json, money
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, money
 
 API_URL = "https://api.thundercompute.com:8443/v2/pricing"
 # "<gpu>_x<count>" (current) or "<gpu>_x<count>_<mode>" (the retired v1 modes)
@@ -47,7 +49,7 @@ def gpu_raw_name(slug: str) -> str:
     return _GPU_NAMES.get(slug, slug.upper())
 
 
-class ThunderCompute(Source):
+class ThunderCompute(JsonApiSource):
     id = "thunder"
     provider = "thunder"
     description = "Thunder Compute public price list (USD per instance-hour of each GPU configuration)"
@@ -58,21 +60,23 @@ class ThunderCompute(Source):
         "synthetic); no live call made"
     )
     expectations = Expectations(frozenset(), min_offers=1)
+    offline = Recording(
+        "synthetic", "thunder-cli test payload of GET /v2/pricing (documented example, values may be invented)",
+        (Served(API_URL, "documented_example_thunder_cli_v2_pricing.json",
+                fixture="thunder/documented_example_thunder_cli_v2_pricing.json"),))
+    api_url = API_URL
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(API_URL, allowed_hosts=self.hosts, headers={"accept": "application/json"})]
+    def request_headers(self) -> dict[str, str]:
+        return {"accept": "application/json"}
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            rates = field(load_json(document, self.id), "pricing", self.id, "the response")
-            if not isinstance(rates, dict):
-                raise ParseError(f"{self.id}: pricing is {type(rates).__name__}, expected a map of rates")
-            found = [self._offer(key, value, index) for key, value in rates.items() if _CONFIG_KEY.match(key)]
-            if not found:
-                raise ParseError(f"{self.id}: pricing has no '<gpu>_x<count>' key, only {sorted(rates)[:10]}")
-            offers.extend(offer for offer in found if offer is not None)
-        return offers
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[Offer]:
+        rates = field(payload, "pricing", self.id, "the response")
+        if not isinstance(rates, dict):
+            raise ParseError(f"{self.id}: pricing is {type(rates).__name__}, expected a map of rates")
+        found = [self._offer(key, value, index) for key, value in rates.items() if _CONFIG_KEY.match(key)]
+        if not found:
+            raise ParseError(f"{self.id}: pricing has no '<gpu>_x<count>' key, only {sorted(rates)[:10]}")
+        return [offer for offer in found if offer is not None]
 
     def _offer(self, key: str, value: object, index: int) -> Offer | None:
         match = _CONFIG_KEY.match(key)

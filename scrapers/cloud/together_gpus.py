@@ -39,6 +39,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.together.ai/pricing"
@@ -85,6 +86,7 @@ class TogetherGpus(PricingPage):
         "GPU sections); no live call made"
     )
     expectations = Expectations(frozenset({"h200-sxm-141gb", "b200-180gb"}), min_offers=3)
+    offline = gpu_index_page_copy(PRICING_URL)
 
     def parse_page(self, html: str, index: int) -> list[Offer]:
         section = self._section(LexborHTMLParser(html))

@@ -22,18 +22,20 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import memory_class_gb, resolve_first
 from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, list_field, load_json, money
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, money
 
 API_URL = "https://console.vast.ai/api/v0/bundles/"
 # Everything rentable or not, on-demand asks; the API caps results, so ask for its maximum.
 QUERY = {"num_gpus": {"gte": 1}, "order": [["score", "desc"]], "type": "on-demand", "limit": 10000}
 
 
-class VastMarketplace(Source):
+class VastMarketplace(JsonApiSource):
     id = "vast"
     parser_version = 2  # 2: the 2026 answers' `verification` string (no boolean `verified` any more)
     provider = "vast"
@@ -46,19 +48,16 @@ class VastMarketplace(Source):
     )
     # A marketplace: which GPUs are listed changes hour to hour, so no GPU is required; bands still apply.
     expectations = Expectations(frozenset(), min_offers=1)
+    offline = Recording(
+        "stale_capture", "real vast.ai offers captured 2025-07-26, replayed on every day",
+        (Served(API_URL, "stale_capture_2025-07-26_2offers.json",
+                fixture="vast/vast_offers_capture_2025-07-26_2offers.json"),))
+    records_key = "offers"
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.post(API_URL, allowed_hosts=self.hosts, json=QUERY)]
+        return [await client.post(API_URL, allowed_hosts=self.hosts, json=QUERY)]  # a POSTed search
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            for offer in list_field(payload, "offers", self.id):
-                offers.extend(self._offers(offer, index))
-        return offers
-
-    def _offers(self, offer: dict, index: int) -> list[Offer]:
+    def parse_record(self, offer: dict, index: int, number: int) -> list[Offer]:
         offer_id = str(field(offer, "id", self.id, "offers[]"))
         count = field(offer, "num_gpus", self.id, offer_id)
         if not isinstance(count, int) or count < 1:

@@ -20,6 +20,7 @@ from scrapers.base import Expectations, Offer, Source
 from scrapers.errors import FetchError, MissingCredentials, ParseError
 from scrapers.gpu_names import resolve_first
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Recording, Served
 from scrapers.parsing import as_list, field, load_json, money
 
 API_BASE = "https://api.verda.com/v1"
@@ -36,6 +37,14 @@ class Verda(Source):
     extra_credential_envs = (CLIENT_ID_ENV,)
     status = "parser tested on gpuhunt's fixtures (exact shape, values may be invented); offline replay serves them (flagged synthetic)"
     expectations = Expectations(frozenset({"h100-sxm5-80gb"}), min_offers=2)
+    offline = Recording(
+        "synthetic", "gpuhunt fixtures (shape exact, values may be invented)",
+        (Served(f"{API_BASE}/oauth2/token", "synthetic_token_response.json",
+                body={"access_token": "offline-replay-not-a-token", "token_type": "Bearer", "expires_in": 3600}),
+         Served(f"{API_BASE}/instance-types", "gpuhunt_fixture_instance_types.json",
+                fixture="verda/gpuhunt_verda_fixtures.json", pick="fixture:raw_instance_types"),
+         Served(f"{API_BASE}/instance-availability", "gpuhunt_fixture_instance_availability.json",
+                fixture="verda/gpuhunt_verda_fixtures.json", pick="fixture:availabilities")))
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         secret = self.require_key()

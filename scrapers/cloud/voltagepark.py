@@ -29,11 +29,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import as_list, field, list_field, load_json, money
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import as_list, field, list_field, money
 
 API_BASE = "https://cloud-api.voltagepark.com/api/v1"
 LOCATIONS_URL = f"{API_BASE}/bare-metal/locations"
@@ -62,7 +64,7 @@ def _count(value: object, what: str, source_id: str) -> int:
     return value
 
 
-class VoltagePark(Source):
+class VoltagePark(JsonApiSource):
     id = "voltagepark"
     provider = "voltagepark"
     description = "Voltage Park H100 bare metal per network (USD per GPU-hour) and instant VM presets (per VM-hour)"
@@ -73,24 +75,26 @@ class VoltagePark(Source):
         "presets 2026-08-25; their UUIDs are stand-ins); no live call made"
     )
     expectations = Expectations(frozenset({"h100-sxm5-80gb"}), min_offers=2)
+    offline = Recording(
+        "stale_capture", "REAL bare-metal locations (2026-08-22) and instant-deploy presets (2026-08-25) answers "
+        "(getcomputable/gpu-index@055204ad; its ids are stand-ins), every day",
+        (Served(LOCATIONS_URL, "stale_capture_2026-08-22_bare_metal_locations.json",
+                fixture="voltagepark/bare_metal_locations_capture_2026-08-22_gpu_index.json"),
+         Served(PRESETS_URL, "stale_capture_2026-08-25_instant_deploy_presets.json",
+                fixture="voltagepark/instant_deploy_presets_capture_2026-08-25_gpu_index.json")))
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        headers = {"accept": "application/json"}
-        return [await client.get(url, allowed_hosts=self.hosts, headers=headers)
-                for url in (LOCATIONS_URL, PRESETS_URL)]
+    def urls(self) -> list[str]:
+        return [LOCATIONS_URL, PRESETS_URL]
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            if isinstance(payload, dict) and "results" in payload:
-                offers.extend(self._location_offers(payload, index))
-            elif isinstance(payload, list):
-                for number, preset in enumerate(payload):
-                    offers.append(self._preset_offer(preset, number, index))
-            else:
-                raise ParseError(f"{self.id}: {document.url} is neither the locations page nor the presets list")
-        return offers
+    def request_headers(self) -> dict[str, str]:
+        return {"accept": "application/json"}
+
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[Offer]:
+        if isinstance(payload, dict) and "results" in payload:
+            return self._location_offers(payload, index)
+        if isinstance(payload, list):
+            return self.parse_records(payload, index)  # the presets
+        raise ParseError(f"{self.id}: {document.url} is neither the locations page nor the presets list")
 
     def _location_offers(self, payload: dict, index: int) -> list[Offer]:
         results = list_field(payload, "results", self.id, "locations")
@@ -128,7 +132,8 @@ class VoltagePark(Source):
                 ))
         return offers
 
-    def _preset_offer(self, preset: object, number: int, index: int) -> Offer:
+    def parse_record(self, preset: object, index: int, number: int) -> list[Offer]:
+        """One instant-deploy preset: one VM offer."""
         where = f"preset {number}"
         preset_id = str(field(preset, "id", self.id, where))
         resources = field(preset, "resources", self.id, where)
@@ -143,10 +148,10 @@ class VoltagePark(Source):
         locations = as_list(field(preset, "location_ids_with_availability", self.id, where),
                             f"{where} location_ids_with_availability", self.id)
         instance_type = f"instant VM {count}x {model} {resources.get('vcpu_count')} vCPU"
-        return Offer(
+        return [Offer(
             source=self.id, channel="cloud", provider=self.provider, offer_id=f"instant-vm|{preset_id}",
             title=instance_type, raw_gpu_name=model, gpu_id=resolve_gpu_id(model, self.id),
             gpu_count=Fraction(count), pricing_type="on_demand", price=price, currency="USD",
             price_unit="instance_hour", instance_type=instance_type, in_stock=bool(locations),
             interconnect=interconnect_of(model), document_index=index,
-        )
+        )]

@@ -15,11 +15,13 @@ import asyncio
 import re
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import as_list, field, load_json, money
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import as_list, field, money
 
 VCG_URL = "https://api.vultr.com/v2/plans?type=vcg&per_page=500"
 METAL_URL = "https://api.vultr.com/v2/plans-metal?per_page=500"
@@ -28,7 +30,7 @@ FULL_CARD_GB = {"NVIDIA_A100": 80, "NVIDIA_A40": 48, "NVIDIA_A16": 16, "NVIDIA_L
 _METAL_GPU = re.compile(r"-(\d+)-([a-z0-9]+)-gpu$")
 
 
-class Vultr(Source):
+class Vultr(JsonApiSource):
     id = "vultr"
     provider = "vultr"
     description = "Vultr cloud GPU (fractional) and bare-metal GPU plans, on-demand and preemptible"
@@ -36,24 +38,28 @@ class Vultr(Source):
     hosts = ("api.vultr.com",)
     status = "parser tested on gpuhunt's fixture (exact shape, values may be invented); offline replay serves it (flagged synthetic)"
     expectations = Expectations(frozenset(), min_offers=1)
+    offline = Recording(
+        "synthetic", "gpuhunt fixture (shape exact, values may be invented)",
+        (Served(VCG_URL, "gpuhunt_fixture_vcg_plans.json", fixture="vultr/gpuhunt_vultr_plans_fixture.json",
+                pick="vm_instances"),
+         Served(METAL_URL, "gpuhunt_fixture_metal_plans.json", fixture="vultr/gpuhunt_vultr_plans_fixture.json",
+                pick="bare_metal")))
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return list(await asyncio.gather(
+        return list(await asyncio.gather(  # two independent lists, fetched at once
             client.get(VCG_URL, allowed_hosts=self.hosts), client.get(METAL_URL, allowed_hosts=self.hosts)
         ))
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[Offer]:
         offers = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            if isinstance(payload, dict) and "plans_metal" in payload:
-                for plan in as_list(payload["plans_metal"], "plans_metal", self.id):
-                    offers.extend(self._metal(plan, index))
-            elif isinstance(payload, dict) and "plans" in payload:
-                for plan in as_list(payload["plans"], "plans", self.id):
-                    offers.extend(self._vcg(plan, index))
-            else:
-                raise ParseError(f"{self.id}: {document.url} has neither plans nor plans_metal")
+        if isinstance(payload, dict) and "plans_metal" in payload:
+            for plan in as_list(payload["plans_metal"], "plans_metal", self.id):
+                offers.extend(self._metal(plan, index))
+        elif isinstance(payload, dict) and "plans" in payload:
+            for plan in as_list(payload["plans"], "plans", self.id):
+                offers.extend(self._vcg(plan, index))
+        else:
+            raise ParseError(f"{self.id}: {document.url} has neither plans nor plans_metal")
         return offers
 
     def _offer(self, plan, index, *, raw_name, gpu_id, count, pricing_type, price) -> list[Offer]:

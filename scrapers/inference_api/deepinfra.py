@@ -26,6 +26,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.base import Expectations, PricingPage, TokenPrice
 from scrapers.errors import ParseError
+from scrapers.offline import Recording, Served
 from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://deepinfra.com/pricing"
@@ -52,6 +53,10 @@ class DeepInfraPricingPage(PricingPage):
     )
     # the saved excerpt holds 3 rows; how many the live page renders is not known
     expectations = Expectations(frozenset(), min_offers=3)
+    offline = Recording(
+        "stale_capture", "getcomputable/gpu-index@055204ad deepinfra/pricing.html: the token-price table of a REAL "
+        "copy of the page fetched 2026-08-22 (3 rows), every day",
+        (Served(PRICING_URL, "stale_capture_2026-08-22_pricing_table_excerpt.html"),))  # kept once, in recordings/
 
     def parse_page(self, html: str, index: int) -> list[TokenPrice]:
         tables = [table for table in LexborHTMLParser(html).css("table") if self._header(table) == TOKEN_TABLE_HEADER]

@@ -15,15 +15,17 @@ fetch: `GET https://openrouter.ai/api/v1/models` (no key). Format, read from rea
 
 from __future__ import annotations
 
-from scrapers.base import Expectations, Source, TokenPrice
+from scrapers.base import Expectations, TokenPrice
 from scrapers.errors import ParseError
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, list_field, load_json, money
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, money
 
 MODELS_URL = "https://openrouter.ai/api/v1/models"
 
 
-class OpenRouterModels(Source):
+class OpenRouterModels(JsonApiSource):
     id = "openrouter"
     channel = "api"
     provider = "openrouter"
@@ -37,32 +39,31 @@ class OpenRouterModels(Source):
     )
     # the recording holds 28 entries (27 with a usable price); the live list holds a few hundred
     expectations = Expectations(frozenset(), min_offers=20)
+    offline = Recording(
+        "stale_capture", "skissue/gptel-openrouter-models@0083ca15 openrouter-models.json: 28 whole entries of a REAL "
+        "/api/v1/models snapshot (fetched on or after 2026-04-13) in the API's envelope; every day",
+        # the fixture is a `jq -c '.data | sort_by(.id)'` snapshot, put back byte for byte into the API's envelope
+        (Served(MODELS_URL, "stale_capture_2026-04_models_28_entries.json",
+                fixture="openrouter/openrouter_models_capture_2026-04_cut_28_entries.json", raw=True,
+                pick=lambda entries: b'{"data":' + entries.rstrip(b"\n") + b"}\n"),))
+    api_url = MODELS_URL
+    records_key = "data"
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        return [await client.get(MODELS_URL, allowed_hosts=self.hosts)]
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[TokenPrice]:
+        if not isinstance(payload, dict):
+            raise ParseError(f"{self.id}: {document.url} is not the {{\"data\": [...]}} model list")
+        return super().parse_payload(payload, index, document)
 
-    def parse(self, documents: list[RawDocument]) -> list[TokenPrice]:
-        prices = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            if not isinstance(payload, dict):
-                raise ParseError(f"{self.id}: {document.url} is not the {{\"data\": [...]}} model list")
-            for entry in list_field(payload, "data", self.id):
-                price = self._price(entry, index)
-                if price is not None:
-                    prices.append(price)
-        return prices
-
-    def _price(self, entry: dict, index: int) -> TokenPrice | None:
+    def parse_record(self, entry: dict, index: int, number: int) -> list[TokenPrice]:
         slug = field(entry, "id", self.id, "a model")
         pricing = entry.get("pricing") or {}
         prompt = money(pricing.get("prompt"), f"{slug} pricing.prompt", self.id)
         completion = money(pricing.get("completion"), f"{slug} pricing.completion", self.id)
         if prompt is None or completion is None:
-            return None
+            return []
         context = entry.get("context_length")
-        return TokenPrice(
+        return [TokenPrice(
             source=self.id, provider=self.provider, model_slug=slug, usd_per_input_token=prompt,
             usd_per_output_token=completion, context_length=context if isinstance(context, int) else None,
             document_index=index,
-        )
+        )]

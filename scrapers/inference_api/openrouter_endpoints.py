@@ -25,15 +25,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from config.settings import PROJECT_ROOT
-from scrapers.base import Expectations, Source, TokenPrice
+from scrapers.base import Expectations, TokenPrice
 from scrapers.errors import ParseError
-from scrapers.http import HttpClient, RawDocument
-from scrapers.parsing import field, list_field, load_json, money
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
+from scrapers.parsing import field, list_field, money
 
 API_URL = "https://openrouter.ai/api/v1/models"
 ALIASES_CSV = PROJECT_ROOT / "models" / "seeds" / "api_model_aliases.csv"
 ALIAS_SOURCE = "openrouter"  # the seed rows whose slugs are fetched: OpenRouter's own model ids
 UNSTATED_QUANTIZATION = "unknown"
+# The offline recording: the models of the real saved answers (one fixture holds them, by slug), in its order
+_RECORDED = "openrouter/openrouter_endpoints_capture_2026-08_cut_6_models.json"
+RECORDED_SLUGS = ("meta-llama/llama-3.1-70b-instruct", "nousresearch/hermes-3-llama-3.1-70b",
+                  "meta-llama/llama-3.3-70b-instruct", "qwen/qwen-2.5-72b-instruct", "deepseek/deepseek-chat-v3-0324",
+                  "mistralai/mistral-small-3.2-24b-instruct")
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
@@ -67,7 +74,7 @@ def _cost(price: TokenPrice) -> tuple:
     return price.usd_per_output_token, price.usd_per_input_token
 
 
-class OpenRouterEndpoints(Source):
+class OpenRouterEndpoints(JsonApiSource):
     id = "openrouter-endpoints"
     channel = "api"
     provider = "openrouter"
@@ -82,31 +89,33 @@ class OpenRouterEndpoints(Source):
     )
     # live: about 20 mapped models with at least one endpoint each
     expectations = Expectations(frozenset(), min_offers=20)
+    offline = Recording(
+        "stale_capture", "UbaJaz/Digital_Minds_Research@09c283e3 openrouter_endpoints.json: 6 REAL per-model "
+        "/endpoints responses (August 2026); the replay asks for those 6 models only, every day",
+        tuple(Served(endpoints_url(slug), f"stale_capture_2026-08_{slug.replace('/', '__')}.json", fixture=_RECORDED,
+                     pick=slug) for slug in RECORDED_SLUGS),
+        overrides={"model_slugs": list(RECORDED_SLUGS)})
 
     def __init__(self, aliases_csv: Path = ALIASES_CSV, model_slugs: list[str] | None = None):
         self.aliases_csv = aliases_csv
         self.model_slugs = model_slugs  # which models to ask for (the offline replay: the ones recorded); None: seed
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
+    def urls(self) -> list[str]:
         slugs = self.model_slugs if self.model_slugs is not None else mapped_slugs(self.aliases_csv)
-        return [await client.get(endpoints_url(slug), allowed_hosts=self.hosts) for slug in slugs]
+        return [endpoints_url(slug) for slug in slugs]
 
-    def parse(self, documents: list[RawDocument]) -> list[TokenPrice]:
-        prices = []
-        for index, document in enumerate(documents):
-            payload = load_json(document, self.id)
-            data = payload.get("data") if isinstance(payload, dict) else None
-            if not isinstance(data, dict):
-                raise ParseError(f"{self.id}: {document.url} is not the {{\"data\": {{...}}}} endpoint list")
-            slug = field(data, "id", self.id, document.url)
-            cheapest: dict[str, TokenPrice] = {}
-            for endpoint in list_field(data, "endpoints", self.id, slug):
-                price = self._price(slug, endpoint, index)
-                held = cheapest.get(price.provider) if price is not None else None
-                if price is not None and (held is None or _cost(price) < _cost(held)):
-                    cheapest[price.provider] = price
-            prices.extend(cheapest.values())
-        return prices
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[TokenPrice]:
+        data = payload.get("data") if isinstance(payload, dict) else None
+        if not isinstance(data, dict):
+            raise ParseError(f"{self.id}: {document.url} is not the {{\"data\": {{...}}}} endpoint list")
+        slug = field(data, "id", self.id, document.url)
+        cheapest: dict[str, TokenPrice] = {}
+        for endpoint in list_field(data, "endpoints", self.id, slug):
+            price = self._price(slug, endpoint, index)
+            held = cheapest.get(price.provider) if price is not None else None
+            if price is not None and (held is None or _cost(price) < _cost(held)):
+                cheapest[price.provider] = price
+        return list(cheapest.values())
 
     def _price(self, slug: str, endpoint: dict, index: int) -> TokenPrice | None:
         name = field(endpoint, "provider_name", self.id, f"an endpoint of {slug}")

@@ -25,9 +25,11 @@ import decimal
 import json
 from decimal import Decimal
 
-from scrapers.base import Expectations, Source, TokenPrice
+from scrapers.base import Expectations, TokenPrice
 from scrapers.errors import ParseError
-from scrapers.http import HttpClient, RawDocument
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
+from scrapers.offline import Recording, Served
 from scrapers.parsing import field, money
 
 MODELS_URL = "https://api.together.xyz/v1/models"
@@ -42,7 +44,7 @@ def usd_per_token(per_million: Decimal) -> Decimal:
     return rounded.scaleb(TOKENS_PER_MILLION_EXPONENT).normalize()
 
 
-class TogetherModels(Source):
+class TogetherModels(JsonApiSource):
     id = "together"
     channel = "api"
     provider = "together"
@@ -57,51 +59,52 @@ class TogetherModels(Source):
     )
     # the cut holds 23 priced chat/language models; the saved full list about 80
     expectations = Expectations(frozenset(), min_offers=20)
+    offline = Recording(
+        "stale_capture", "LaxmanNandi/MCH-Research@70bc7d5f together_models.json: 28 whole entries of a REAL "
+        "/v1/models answer (fetched on or after 2026-01-09), every day",
+        (Served(MODELS_URL, "stale_capture_models_28_entries.json",
+                fixture="together/together_models_capture_undated_mch_research_cut_28_entries.json"),))
+    api_url = MODELS_URL
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        headers = self.bearer_headers()  # MissingCredentials before any request
-        return [await client.get(MODELS_URL, allowed_hosts=self.hosts, headers=headers)]
+    def request_headers(self) -> dict[str, str]:
+        return self.bearer_headers()
 
-    def parse(self, documents: list[RawDocument]) -> list[TokenPrice]:
-        prices = []
-        for index, document in enumerate(documents):
-            try:
-                # parse_float=Decimal: the number exactly as written, so float noise is seen and rounded on purpose
-                payload = json.loads(document.body, parse_float=Decimal)
-            except (json.JSONDecodeError, UnicodeDecodeError) as error:
-                raise ParseError(f"{self.id}: {document.url} is not JSON ({error})") from None
-            if not isinstance(payload, list):
-                raise ParseError(f"{self.id}: {document.url} is not the bare [...] model list")
-            for entry in payload:
-                price = self._price(entry, index)
-                if price is not None:
-                    prices.append(price)
-        return prices
+    def load(self, document: RawDocument) -> object:
+        try:
+            # parse_float=Decimal: the number exactly as written, so float noise is seen and rounded on purpose
+            return json.loads(document.body, parse_float=Decimal)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise ParseError(f"{self.id}: {document.url} is not JSON ({error})") from None
 
-    def _price(self, entry: object, index: int) -> TokenPrice | None:
+    def parse_payload(self, payload: object, index: int, document: RawDocument) -> list[TokenPrice]:
+        if not isinstance(payload, list):
+            raise ParseError(f"{self.id}: {document.url} is not the bare [...] model list")
+        return self.parse_records(payload, index)
+
+    def parse_record(self, entry: object, index: int, number: int) -> list[TokenPrice]:
         if not isinstance(entry, dict):
             raise ParseError(f"{self.id}: a model list entry is {type(entry).__name__}, expected an object")
         slug = field(entry, "id", self.id, "a model")
         model_type = field(entry, "type", self.id, slug)
         if model_type not in TOKEN_TYPES:
-            return None
+            return []
         pricing = entry.get("pricing") or {}
         if not isinstance(pricing, dict):
             raise ParseError(f"{self.id}: {slug} pricing = {pricing!r} is not an object")
         per_million_in = money(_text(pricing.get("input")), f"{slug} pricing.input", self.id)
         per_million_out = money(_text(pricing.get("output")), f"{slug} pricing.output", self.id)
         if per_million_in is None or per_million_out is None:
-            return None
+            return []
         if per_million_in == 0 and per_million_out == 0:
-            return None  # no serverless per-token price on this list (see the module docstring)
+            return []  # no serverless per-token price on this list (see the module docstring)
         context = entry.get("context_length")
-        return TokenPrice(
+        return [TokenPrice(
             source=self.id, provider=self.provider, model_slug=slug,
             usd_per_input_token=usd_per_token(per_million_in), usd_per_output_token=usd_per_token(per_million_out),
             context_length=context if isinstance(context, int) and not isinstance(context, bool) and context > 0
             else None,
             document_index=index,
-        )
+        )]
 
 
 def _text(value: object) -> object:

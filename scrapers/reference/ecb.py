@@ -17,6 +17,7 @@ from decimal import Decimal, InvalidOperation
 from scrapers.base import Expectations, FxRate, Source
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Generated
 
 DAILY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref.zip"
 HISTORY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip"
@@ -82,6 +83,8 @@ class EcbReferenceRates(Source):
     hosts = ("www.ecb.europa.eu",)
     status = "real ECB files (daily and history, from a registry package's bundled copy) parsed in tests"
     expectations = Expectations(frozenset(), min_offers=20)
+    offline = Generated("dev.recordings.rebuilt:ecb_daily_files",
+                        "each replay day's daily file, rebuilt from the real history file (tests/fixtures/ecb)")
 
     def __init__(self, url: str = DAILY_URL):
         self.url = url

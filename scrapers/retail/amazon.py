@@ -25,6 +25,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Generated
 from scrapers.parsing import node_text
 from scrapers.retail.pages import RetailSource, parse_price, written_currency
 from scrapers.retail.watchlist import watchlist
@@ -61,6 +62,7 @@ class AmazonPages(RetailSource):
     hosts = tuple(CURRENCY_BY_HOST)
     status = "parser tested on real 2019, 2021 and recent product pages and recent .com / 2022 .de searches " \
              "(none are GPUs)"
+    offline = Generated("dev.recordings.retail_scenario:amazon_search_pages", "an Amazon search page a day")
 
     def __init__(self, products: list[str] | None = None, queries: list[str] | None = None,
                  storefront: str | None = None):

@@ -18,6 +18,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Recording, Served
 from scrapers.parsing import node_text
 from scrapers.retail.pages import (
     RetailSource,
@@ -30,6 +31,9 @@ from scrapers.retail.watchlist import watchlist
 BASE_URL = "https://www.bestbuy.com"
 API_URL = "https://api.bestbuy.com/v1/products"
 API_FIELDS = "sku,name,salePrice,regularPrice,onSale,condition,onlineAvailability,url"
+# The real 2020 RTX 3080 pages of the offline recording: a search and a sold-out product page
+RECORDED_PAGES = ("https://www.bestbuy.com/site/searchpage.jsp?st=rtx+3080",
+                  "https://www.bestbuy.com/site/evga-geforce-rtx-3080-xc3-ultra-gaming/6432400.p?skuId=6432400")
 
 
 class _BestBuyOffers(RetailSource):
@@ -48,6 +52,12 @@ class BestBuyPages(_BestBuyOffers):
     hosts = ("www.bestbuy.com",)
     watch_fields = ("pages",)
     status = "parser tested on real 2020 RTX 3080 search/product pages and current (non-GPU) pages"
+
+    offline = Recording(
+        "stale_capture", "REAL pages saved in December 2020 (RTX 3080 shortage), replayed on every day: 2020 prices",
+        (Served(RECORDED_PAGES[0], "stale_capture_2020_bestbuy_search_rtx3080_2020.html"),
+         Served(RECORDED_PAGES[1], "stale_capture_2020_bestbuy_product_evga_rtx3080_soldout_2020.html")),  # kept once
+        overrides={"pages": list(RECORDED_PAGES)})
 
     def __init__(self, pages: list[str] | None = None):
         self.pages = pages if pages is not None else watchlist("bestbuy").get("pages", [])

@@ -30,6 +30,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer
 from scrapers.errors import FetchError, MissingCredentials, ParseError
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Generated
 from scrapers.parsing import node_text
 from scrapers.retail.pages import (
     CONDITIONS,
@@ -59,6 +60,7 @@ class EbaySearch(RetailSource):
     hosts = tuple(CURRENCY_BY_HOST)
     status = "parser tested on a real 2026 s-card page, a real 2022 s-item page (not GPUs) and the real " \
              "bot-challenge page"
+    offline = Generated("dev.recordings.retail_scenario:ebay_search_pages", "an eBay search page a day")
 
     def __init__(self, queries: list[str] | None = None):
         self.queries = queries if queries is not None else watchlist("ebay").get("queries", [])

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 from scrapers.base import Offer
 from scrapers.errors import BlockedError, ParseError
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Generated
 from scrapers.retail.pages import RetailSource
 from scrapers.retail.watchlist import watchlist
 
@@ -56,6 +57,7 @@ class JdStock(RetailSource):
     hosts = ("c0.3.cn", "p.3.cn")
     watch_fields = ("items",)
     status = "parser tested on a real stock response, the documented price-list example and failure shapes"
+    offline = Generated("dev.recordings.retail_scenario:jd_stock_answers", "a JD stock answer per SKU a day")
 
     def __init__(self, items: list[dict] | None = None, area: str | None = None, endpoint: str | None = None):
         config = watchlist("jd")

@@ -14,6 +14,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Offer
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Generated
 from scrapers.retail.pages import RetailSource, parse_price
 from scrapers.retail.watchlist import watchlist
 
@@ -31,6 +32,7 @@ class MicroCenterSearch(RetailSource):
     description = "Micro Center search pages per store, queries from the watch list"
     hosts = ("www.microcenter.com",)
     status = "parser tested on a real recent search page (keyboards, not GPUs)"
+    offline = Generated("dev.recordings.retail_scenario:microcenter_search_pages", "a Micro Center search page a day")
 
     def __init__(self, queries: list[str] | None = None, store_id: str | None = None):
         config = watchlist("microcenter")

@@ -16,11 +16,15 @@ from urllib.parse import urlencode
 from scrapers.base import Offer
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Recording, Served
 from scrapers.retail.pages import RetailSource
 from scrapers.retail.watchlist import watchlist
 
 SEARCH_URL = "https://www.newegg.com/p/pl"
 _STATE = re.compile(r"window\.__initialState__\s*=\s*")
+# The real 2020 product pages of the offline recording (a sold-out card, a prebuilt PC)
+RECORDED_PRODUCTS = ("https://www.newegg.com/msi-geforce-rtx-3080-rtx-3080-suprim-x-10g/p/N82E16814137609",
+                     "https://www.newegg.com/p/N82E16883360054")
 
 
 def _initial_state(html: str) -> dict | None:
@@ -49,6 +53,13 @@ class NeweggProducts(RetailSource):
     @staticmethod
     def search_url(query: str) -> str:
         return f"{SEARCH_URL}?{urlencode({'d': query})}"
+
+    offline = Recording(
+        "stale_capture", "REAL pages saved in December 2020 (RTX 3080 shortage), replayed on every day: 2020 prices",
+        (Served(RECORDED_PRODUCTS[0], "stale_capture_2020_newegg_product_msi_rtx3080_suprimx_soldout_2020.html"),
+         Served(RECORDED_PRODUCTS[1], "stale_capture_2020_newegg_product_prebuilt_rtx3080_instock_2020.html"),
+         Served(search_url("gtx 3080"), "stale_capture_2020_newegg_search_rtx3080_2020.html")),  # kept once, here
+        overrides={"products": list(RECORDED_PRODUCTS), "queries": ["gtx 3080"]})
 
     async def fetch(self, client: HttpClient) -> list[RawDocument]:
         urls = [*self.products, *(self.search_url(query) for query in self.queries)]

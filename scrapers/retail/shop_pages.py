@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from scrapers.base import Offer
 from scrapers.http import HttpClient, RawDocument
+from scrapers.offline import Generated
 from scrapers.retail.pages import RetailSource, structured_offers
 from scrapers.retail.watchlist import watchlist
 
@@ -19,6 +20,7 @@ class ShopProductPages(RetailSource):
     provider = "shops"
     description = "product pages of any shop in the watch list (JSON-LD / OpenGraph / microdata)"
     status = "parser tested on real shop pages (Costco, Etsy, Overstock, Rejuvenation, Potterybarn...)"
+    offline = Generated("dev.recordings.retail_scenario:shop_product_pages", "a made-up reseller's pages, every day")
 
     def __init__(self, products: list[str] | None = None):
         self.products = products if products is not None else watchlist("shops").get("products", [])

@@ -1,6 +1,6 @@
 """Price alerts end to end: watch rules in a file, the offline replay of 30 days in which the (made-up, labelled)
 Micro Center RTX 4090 price falls 1%/day for 9 days, rises 1.1%/day for 10, then falls 1.7%/day to a new low
-(dev/recordings/build_retail.py), evaluated after the build, delivered to a webhook receiver and an SMTP server on
+(dev/recordings/retail_scenario.py), evaluated after the build, delivered to a webhook receiver and an SMTP server on
 127.0.0.1. Which alerts fire, and on which day, follows from that scenario (derivations beside each assertion)."""
 
 from __future__ import annotations

@@ -185,3 +185,42 @@ def test_outlook_with_too_little_history_is_one_line(cli_series, capsys):
 
     (latest,) = json.loads(capsys.readouterr().out)
     assert latest["as_of"] == "2023-07-19" and latest["horizon_days"] == 30
+
+
+def test_the_scores_mart_holds_each_series_own_backtest_as_backtest_outlook_reports_it():
+    """marts.gpu_price_outlook_scores (what the pages show) is each series' row of `gpuprices backtest --outlook`,
+    every series with an outlook has a row (0 scored days while too short to score), and a new write replaces the
+    horizon's rows: a series gone is gone."""
+    import duckdb
+
+    long_one, other = one_series(random_walk(260, seed=5)), one_series(random_walk(200, seed=9), market="on_demand")
+    other.is_synthetic = True
+    short = PriceSeries("h100-sxm5-80gb", "spot", None, [date(2024, 1, 1) + timedelta(days=i) for i in range(75)],
+                        random_walk(75, seed=2), False, ["test"])
+    too_short = PriceSeries("h100-sxm5-80gb", "on_demand", None, [date(2024, 1, 1) + timedelta(days=i)
+                                                                  for i in range(40)], random_walk(40, seed=4),
+                            False, ["test"])
+    found = [long_one, other, short, too_short]
+    report = outlook.backtest_report(found)
+    with duckdb.connect() as connection:
+        assert outlook.write_scores(connection, found) == 3  # the 40-day series has no outlook
+        stored = {(r[0], r[1]): dict(zip([c[0] for c in connection.description], r, strict=True)) for r in
+                  connection.execute(f"SELECT * FROM {outlook.SCORES_TABLE}").fetchall()}
+        for row in report["series"]:
+            mine = stored[(row["gpu_id"], row["market"])]
+            assert mine["scored_days"] == row["days"] == row["drop_5pct"]["n"] > 0
+            for name in ("drop_5pct", "drop_10pct"):
+                for figure in ("brier", "brier_climatology", "skill"):
+                    assert mine[f"{name}_{figure}"] == pytest.approx(row[name][figure]), (name, figure)
+            assert mine["interval_80_coverage"] == pytest.approx(row["interval_80"]["coverage"])
+            assert mine["quantile_skill"] == pytest.approx(row["quantile_loss"]["skill"])
+        assert stored[("rtx-4090", "retail_new")]["scored_days"] == 260 - (outlook.MIN_HISTORY_DAYS - 1) - 30
+        assert stored[("rtx-4090", "retail_new")]["as_of"] == long_one.days[-1]
+        assert stored[("rtx-4090", "on_demand")]["is_synthetic"] is True
+        assert stored[("rtx-4090", "retail_new")]["is_synthetic"] is False
+        unscored = stored[("h100-sxm5-80gb", "spot")]  # 75 days: an outlook, no day with a known outcome yet
+        assert unscored["scored_days"] == 0 and unscored["drop_5pct_skill"] is None
+        assert unscored["first_scored_date"] is None and unscored["days_of_history"] == 75
+        assert outlook.write_scores(connection, [long_one]) == 1
+        assert connection.execute(f"SELECT gpu_id, market FROM {outlook.SCORES_TABLE}").fetchall() == [
+            ("rtx-4090", "retail_new")]

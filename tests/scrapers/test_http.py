@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import socket
 import threading
 import time
 from collections import defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
 from scrapers.errors import FetchError, ForbiddenRedirect, ResponseTooLarge
-from scrapers.http import USER_AGENT, HttpClient, HttpSettings, parse_retry_after
+from scrapers.http import HttpClient, HttpSettings, parse_retry_after, project_version, user_agent
 
 HOST = "api.example.test"
 
@@ -66,7 +68,7 @@ def server():
     httpd.server_close()
 
 
-def fetch(server, path, settings=None, allowed=(HOST,), headers=None, url=None):
+def fetch(server, path, settings=None, allowed=(HOST,), headers=None, url=None, clock=None, real_sleep=False):
     sleeps: list[float] = []
 
     async def fake_sleep(seconds):
@@ -74,7 +76,9 @@ def fetch(server, path, settings=None, allowed=(HOST,), headers=None, url=None):
 
     async def run():
         rewrite = lambda url: f"{server.base}/{url.split('://', 1)[1]}"  # noqa: E731
-        async with HttpClient(settings or HttpSettings(per_host_min_interval_s=0), rewrite=rewrite, sleep=fake_sleep) as client:
+        extra = {"clock": clock} if clock else {}
+        async with HttpClient(settings or HttpSettings(per_host_min_interval_s=0), rewrite=rewrite,
+                              sleep=asyncio.sleep if real_sleep else fake_sleep, **extra) as client:
             return await client.get(url or f"https://{HOST}{path}", allowed_hosts=allowed, headers=headers)
 
     return asyncio.run(run()), sleeps
@@ -84,21 +88,91 @@ def test_429_honours_retry_after_then_succeeds(server):
     server.script["/prices"] = [(429, {"Retry-After": "7"}, b""), (200, {}, b"ok")]
     document, sleeps = fetch(server, "/prices")
     assert document.body == b"ok" and sleeps == [7.0]
-    assert server.user_agents[0] == USER_AGENT
+    assert server.user_agents == [user_agent()] * 2
 
 
-def test_503_retries_with_backoff_then_gives_up(server):
+def test_429_with_retry_after_1_is_retried_after_about_a_second_by_the_clock(server):
+    """The real sleep, measured at the server: the second request comes ~1 s after the first, and succeeds."""
+    server.script["/prices"] = [(429, {"Retry-After": "1"}, b"slow down"), (200, {}, b"ok")]
+    # a backoff of at most 10 ms: only the Retry-After can make the client wait a second
+    document, _ = fetch(server, "/prices", HttpSettings(per_host_min_interval_s=0, backoff_base_s=0.01),
+                        real_sleep=True)
+    first, second = server.hits["/prices"]
+    assert document.body == b"ok"
+    assert 0.95 <= second - first < 2.5, second - first
+
+
+def test_a_retry_after_http_date_is_read_against_the_clock(server):
+    """Retry-After as an HTTP date: the wait is that date less the (injected) wall clock."""
+    server.script["/prices"] = [(503, {"Retry-After": "Wed, 21 Oct 2026 07:28:00 GMT"}, b""), (200, {}, b"ok")]
+    document, sleeps = fetch(server, "/prices", clock=lambda: 1792567675.0)  # 5 s before that date
+    assert document.body == b"ok" and sleeps == [pytest.approx(5.0)]
+    server.script["/late"] = [(429, {"Retry-After": "Wed, 21 Oct 2026 07:28:00 GMT"}, b"")]
+    with pytest.raises(FetchError, match=r"asks to retry after 3600 s \(Retry-After\), too long"):
+        fetch(server, "/late", clock=lambda: 1792567680.0 - 3600)  # an hour before: over the 120 s cap
+
+
+def test_503_is_retried_and_honours_its_retry_after(server):
+    server.script["/prices"] = [(503, {"Retry-After": "2"}, b"maintenance"), (503, {}, b"down"), (200, {}, b"ok")]
+    document, sleeps = fetch(server, "/prices")
+    assert document.body == b"ok" and len(server.hits["/prices"]) == 3
+    assert sleeps[0] == 2.0 and 0 <= sleeps[1] <= 2.0  # the Retry-After, then the jittered backoff (base 1 s x 2)
+
+
+def test_503_retries_with_backoff_then_gives_up_in_one_line(server):
     server.script["/prices"] = [(503, {}, b"down")]
-    with pytest.raises(FetchError, match="gave up after 4 attempts"):
+    with pytest.raises(FetchError) as failure:
         fetch(server, "/prices")
     assert len(server.hits["/prices"]) == 4
+    assert str(failure.value) == (f"https://{HOST}/prices: gave up after 4 attempts (GPUPRICES_HTTP_MAX_ATTEMPTS), "
+                                  "last: HTTP 503")
+    server.script["/limited"] = [(429, {"Retry-After": "3"}, b"")]
+    with pytest.raises(FetchError) as failure:
+        fetch(server, "/limited", HttpSettings(per_host_min_interval_s=0, max_attempts=2))
+    assert len(server.hits["/limited"]) == 2 and failure.value.transient  # the task may try again later
+    assert str(failure.value).endswith("gave up after 2 attempts (GPUPRICES_HTTP_MAX_ATTEMPTS), last: HTTP 429, "
+                                       "Retry-After 3 s")
 
 
-def test_retry_after_longer_than_the_cap_is_a_failure_not_a_long_sleep(server):
+def test_retry_after_longer_than_the_cap_is_one_clear_line_not_a_long_sleep(server):
     server.script["/prices"] = [(429, {"Retry-After": "86400"}, b"")]
-    with pytest.raises(FetchError, match="too long"):
+    with pytest.raises(FetchError) as failure:
+        _, sleeps = fetch(server, "/prices")
+    assert len(server.hits["/prices"]) == 1 and not failure.value.transient
+    assert str(failure.value) == (f"https://{HOST}/prices: HTTP 429 asks to retry after 86400 s (Retry-After), too "
+                                  "long: over the 120 s cap (GPUPRICES_HTTP_MAX_RETRY_AFTER_S), not retried")
+    # the cap is a setting: a wait under it is honoured
+    server.script["/soon"] = [(429, {"Retry-After": "90"}, b""), (200, {}, b"ok")]
+    document, sleeps = fetch(server, "/soon", HttpSettings(per_host_min_interval_s=0, max_retry_after_s=100))
+    assert document.body == b"ok" and sleeps == [90.0]
+    server.script["/later"] = [(429, {"Retry-After": "90"}, b"")]
+    with pytest.raises(FetchError, match="over the 60 s cap"):
+        fetch(server, "/later", HttpSettings(per_host_min_interval_s=0, max_retry_after_s=60))
+
+
+def test_the_user_agent_names_the_project_its_version_and_the_contact_url(server, monkeypatch):
+    server.script["/prices"] = [(200, {}, b"ok")]
+    fetch(server, "/prices")
+    assert server.user_agents[-1] == (f"gpuprices/{project_version()} (+https://github.com/gpuprices/gpuprices; "
+                                      "open GPU price warehouse, daily price collector)")
+    assert project_version() == "0.1.0"  # pyproject.toml's
+    monkeypatch.setenv("GPUPRICES_CONTACT_URL", "https://prices.example.org/about-our-crawler")
+    fetch(server, "/prices")
+    assert server.user_agents[-1].startswith("gpuprices/0.1.0 (+https://prices.example.org/about-our-crawler; ")
+    assert all("Mozilla" not in agent for agent in server.user_agents)
+    monkeypatch.setenv("GPUPRICES_CONTACT_URL", "https://x.example (pretending to be a browser) Mozilla/5.0")
+    with pytest.raises(ValueError, match="GPUPRICES_CONTACT_URL must be"):
         fetch(server, "/prices")
-    assert len(server.hits["/prices"]) == 1
+
+
+def test_no_source_sends_a_user_agent_of_its_own():
+    """Honest identification is the default and no source replaces it (with a browser's, say): a source that must
+    would set the header in its module, and this test would make it say why here."""
+    root = Path(__file__).resolve().parents[2] / "scrapers"
+    setting_one = re.compile(r"[\"']user-agent[\"']\s*:|Mozilla/|AppleWebKit|Chrome/\d", re.IGNORECASE)
+    offenders = [str(path.relative_to(root)) for path in root.rglob("*.py")
+                 if path.name != "http.py" and setting_one.search(path.read_text())]
+    assert offenders == []
 
 
 def test_other_4xx_is_not_retried(server):

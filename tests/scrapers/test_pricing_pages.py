@@ -1,6 +1,6 @@
 """What every public pricing-page source shares (scrapers.base.PricingPage): one keyless GET of its page, the
-offline recording of that page, and a page that is not UTF-8 text refused. Each page's own parsing is tested in
-tests/scrapers/test_<source>.py on its real saved copy."""
+offline recording of that page it declares, and a page that is not UTF-8 text refused. Each page's own parsing is
+tested in tests/scrapers/<kind>/test_<source>.py on its real saved copy."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from conftest import RECORDINGS, raw_document
 from dev.recordings.common import route_key
 from scrapers.base import PricingPage
 from scrapers.errors import ParseError
+from scrapers.offline import Recording
 from scrapers.registry import all_sources
 
 PAGE_SOURCES = sorted(source_id for source_id, source in all_sources().items() if isinstance(source, PricingPage))
@@ -20,10 +21,11 @@ RECORDED_ROUTES = {recording["source"]: recording["routes"]
                    for recording in json.loads((RECORDINGS / "index.json").read_text())["recordings"]}
 
 
-def test_the_page_sources_are_the_ones_expected():
-    assert PAGE_SOURCES == ["civo", "coreweave", "crusoe", "deepinfra", "digitalocean-page", "e2e", "gmicloud",
-                            "hotaisle-page", "hyperstack-page", "massedcompute-page", "nebius", "sesterce",
-                            "tensorpool", "together-gpus"]
+@pytest.mark.parametrize("source_id", PAGE_SOURCES)
+def test_every_page_source_declares_a_recording_of_its_page(source_id):
+    source = all_sources()[source_id]
+    assert isinstance(source.offline, Recording), f"{source_id}: declare `offline` (scrapers/offline.py)"
+    assert source.page_url in {served.url for served in source.offline.served}
 
 
 class _Client:

@@ -76,11 +76,27 @@ def twelve_days(tmp_path_factory):
         template_day = replay_plan(load_recordings())[-1]
         load_days(range(1, 8), template_day)
         build()  # the first (full) build, then an incremental one when the other days come in
+        plant_marker_on_the_first_day()
         load_days(range(8, DAYS + 1), template_day)
         incremental = build()
-        incremental_figures = daily_figures()
+        incremental_figures = {**daily_figures(), "marker_days": marker_days()}
         build(full_refresh=True)
-        yield home, template_day, incremental, incremental_figures, daily_figures()
+        yield home, template_day, incremental, incremental_figures, {**daily_figures(), "marker_days": marker_days()}
+
+
+MARKER = 99999  # a p25_price_usd no build computes: it stays only where a build did not rewrite the day
+
+
+def plant_marker_on_the_first_day() -> None:
+    with db.connect() as connection:
+        connection.execute(f"""UPDATE marts.gpu_prices_daily SET p25_price_usd = {MARKER}
+                               WHERE price_date = (SELECT min(price_date) FROM marts.gpu_prices_daily)""")
+
+
+def marker_days() -> list:
+    with db.connect() as connection:
+        return [day for (day,) in connection.execute(
+            f"SELECT DISTINCT price_date FROM marts.gpu_prices_daily WHERE p25_price_usd = {MARKER}").fetchall()]
 
 
 def test_a_source_failing_two_days_leaves_its_gpus_daily_figures_unchanged(twelve_days):
@@ -119,4 +135,17 @@ def test_a_source_failing_five_days_is_dropped_from_the_fourth_day_on(twelve_day
 def test_incremental_builds_give_the_full_rebuilds_answer(twelve_days):
     _, _, incremental, incremental_figures, full_figures = twelve_days
     assert not incremental.full_refresh  # the last build really was incremental
-    assert incremental_figures == full_figures
+    assert {k: v for k, v in incremental_figures.items() if k != "marker_days"} == \
+        {k: v for k, v in full_figures.items() if k != "marker_days"}
+
+
+def test_an_incremental_build_rewrites_only_its_days(twelve_days):
+    """The days to rewrite reach the models through meta.build_in_progress (models/macros/rebuilt_days.sql): a day
+    outside them keeps what the earlier build wrote (here a planted marker), and a full rebuild rewrites it."""
+    _, template_day, incremental, incremental_figures, full_figures = twelve_days
+    first_day = (template_day.observed_at + timedelta(days=1 - DAYS)).date()
+    assert first_day not in incremental.rebuild_dates
+    assert incremental_figures["marker_days"] == [first_day]
+    assert full_figures["marker_days"] == []
+    with db.connect() as connection:  # the build's plan is gone once it ends: dbt by hand builds every day
+        assert connection.execute("SELECT count(*) FROM meta.build_in_progress").fetchone() == (0,)

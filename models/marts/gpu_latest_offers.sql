@@ -1,0 +1,31 @@
+{{ config(schema='marts', materialized='view') }}
+-- Each GPU's offers on its latest day with market offers, as the market figures count them
+-- (int_offers__market_daily: complete rentals per GPU-hour and retail cards in stock, one source per provider),
+-- ranked cheapest first: what a GPU page lists under "Cheapest offers".
+with offers as (
+    select * from {{ ref('int_offers__market_daily') }}
+),
+
+latest as (
+    select gpu_id, max(price_date) as price_date from offers group by gpu_id
+)
+
+select
+    offers.gpu_id,
+    offers.price_date,
+    row_number() over (partition by offers.gpu_id
+                       order by offers.unit_price_usd, offers.provider, offers.region, offers.offer_id) as price_rank,
+    offers.provider,
+    offers.source,
+    offers.channel,
+    offers.pricing_type,
+    offers.region,
+    offers.instance_type,
+    offers.title,
+    offers.unit_price_usd,
+    offers.price_per,
+    offers.url,
+    offers.is_carried_forward,
+    offers.is_synthetic
+from offers
+inner join latest using (gpu_id, price_date)
