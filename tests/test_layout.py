@@ -14,7 +14,7 @@ from conftest import ROOT
 
 PACKAGES = ("analytics", "config", "dashboards", "dev", "flows", "scrapers", "warehouse")
 # Imported inside functions on purpose: seconds to import, needed by few commands (or only in a checkout: dev/).
-LAZY_IMPORTS = {"dbt.cli.main", "flows.daily", "dev.bench_build", "dev.bench_fetch", "dev.bench_aws", "dev.bench_scale_out", "dev.bench_import", "prefect.client.orchestration",
+LAZY_IMPORTS = {"dbt.cli.main", "dbt.adapters.duckdb.connections", "flows.daily", "dev.bench_build", "dev.bench_fetch", "dev.bench_aws", "dev.bench_scale_out", "dev.bench_import", "prefect.client.orchestration",
                 "plotly"}
 
 

@@ -165,8 +165,15 @@ def _invoke_dbt(runner_class, args: list[str]):
         # The file by its name, from its folder: the path dbt sees is then the same in every data home, and dbt's
         # saved parse (which it throws away when the connection's settings change) serves a new home too.
         database = Path(target).resolve()
-        with settings.exported_database(database.name), contextlib.chdir(database.parent):
-            result = runner_class().invoke(args)
+        try:
+            with settings.exported_database(database.name), contextlib.chdir(database.parent):
+                result = runner_class().invoke(args)
+        finally:
+            # dbt-duckdb keeps one database open per process and reuses it while the profile's settings are equal:
+            # with the same path in every home, the next build of another home in this process would write here
+            from dbt.adapters.duckdb.connections import DuckDBConnectionManager  # loaded by the runner above
+
+            DuckDBConnectionManager.close_all_connections()
     if result.success:
         _copy_quietly(saved_parse, PARSE_CACHE)
     return result
