@@ -235,63 +235,26 @@ _TRAINING = f"""
     ORDER BY CASE WHEN $term IS NULL THEN cost_usd_cheapest ELSE cost_usd_committed END NULLS LAST, gpu_hours
 """
 
-# The serving view, step for step as marts.inference_cost_daily.
+# The serving view: formulas.serving, the steps marts.inference_cost_daily runs (models/macros/create_formulas.sql),
+# at today's prices; `--tokens-per-second` states the output throughput instead of the roofline's.
 _INFERENCE = f"""
     WITH gpus AS ({_GPU_PRICES.format(rental='')}),
-    sized AS (
-        SELECT gpus.*,
-            formulas.weight_bytes($total_params, $bytes_per_param) AS weight_bytes,
-            formulas.kv_cache_bytes_per_token($kv_values, $layers) AS kv_cache_bytes_per_token,
-            $prompt_tokens + $output_tokens / 2.0 AS mean_context_tokens
-        FROM gpus WHERE dense_peak_tflops IS NOT NULL AND memory_bandwidth_gbps IS NOT NULL
-    ),
-    served AS (
-        SELECT *,
-            formulas.inference_gpus(weight_bytes, kv_cache_bytes_per_token * ($prompt_tokens + $output_tokens),
-                                    memory_gib) AS gpus,
-            formulas.forward_flops_per_token($active_params, $layers, $d_model, mean_context_tokens)
-                AS decode_flops_per_token
-        FROM sized
-    ),
-    batched AS (
-        SELECT *,
-            formulas.memory_batch(weight_bytes, kv_cache_bytes_per_token * ($prompt_tokens + $output_tokens), gpus,
-                                  memory_gib) AS memory_batch,
-            formulas.latency_batch(weight_bytes, kv_cache_bytes_per_token * mean_context_tokens,
-                                   decode_flops_per_token, gpus, memory_bandwidth_gbps, dense_peak_tflops)
-                AS latency_batch
-        FROM served
-    ),
-    stepped AS (
-        SELECT *,
-            formulas.serving_batch(memory_batch, latency_batch) AS batch_size,
-            formulas.decode_step_bandwidth_seconds(
-                formulas.weight_bytes_read_per_step($total_params, $active_params, $num_experts, $experts_per_token,
-                    formulas.serving_batch(memory_batch, latency_batch), $bytes_per_param),
-                formulas.serving_batch(memory_batch, latency_batch) * kv_cache_bytes_per_token * mean_context_tokens,
-                gpus, memory_bandwidth_gbps) AS bandwidth_seconds,
-            formulas.decode_step_compute_seconds(formulas.serving_batch(memory_batch, latency_batch),
-                                                 decode_flops_per_token, gpus, dense_peak_tflops) AS compute_seconds,
-            formulas.prefill_seconds_per_token($active_params, $layers, $d_model, $prompt_tokens, gpus,
-                                               dense_peak_tflops) AS prefill_seconds_per_token
-        FROM batched
-    ),
     throughput AS (
-        SELECT *,
-            formulas.batch_limited_by(memory_batch, latency_batch) AS batch_limited_by,
-            formulas.throughput_bound(formulas.batch_limited_by(memory_batch, latency_batch), compute_seconds,
-                                      bandwidth_seconds) AS throughput_bound,
-            coalesce($tokens_per_second, batch_size / greatest(bandwidth_seconds, compute_seconds))
-                AS output_tokens_per_second,
-            1 / prefill_seconds_per_token AS input_tokens_per_second
-        FROM stepped
+        SELECT gpus.*,
+            serving.* EXCLUDE (output_tokens_per_second),
+            coalesce($tokens_per_second, serving.output_tokens_per_second) AS output_tokens_per_second
+        FROM gpus
+        CROSS JOIN LATERAL formulas.serving(
+            $total_params, $active_params, $num_experts, $experts_per_token, $layers, $d_model, $kv_values,
+            $bytes_per_param, $prompt_tokens, $output_tokens, gpus.memory_gib, gpus.memory_bandwidth_gbps,
+            gpus.dense_peak_tflops) AS serving
+        WHERE gpus.dense_peak_tflops IS NOT NULL AND gpus.memory_bandwidth_gbps IS NOT NULL
     )
     SELECT
         gpu_id, name AS gpu_name, price_date, $prompt_tokens AS prompt_tokens, $output_tokens AS output_tokens,
-        weight_bytes, kv_cache_bytes_per_token * ($prompt_tokens + $output_tokens) * batch_size AS kv_cache_bytes,
-        gpus AS min_gpus, batch_size, batch_limited_by,
+        weight_bytes, kv_cache_bytes, gpus AS min_gpus, batch_size, batch_limited_by,
         CASE WHEN $tokens_per_second IS NULL THEN throughput_bound ELSE 'stated' END AS throughput_bound,
-        greatest(bandwidth_seconds, compute_seconds) * 1000 AS ms_per_output_token,
+        ms_per_output_token,
         output_tokens_per_second, input_tokens_per_second,
         on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
         on_demand_cheapest_provider, on_demand_cheapest_source,
@@ -315,7 +278,7 @@ _INFERENCE = f"""
         committed_is_synthetic
     FROM throughput
     ORDER BY CASE WHEN $term IS NULL THEN usd_per_million_output_tokens_cheapest
-                  ELSE usd_per_million_output_tokens_committed END NULLS LAST, min_gpus
+                  ELSE usd_per_million_output_tokens_committed END NULLS LAST, min_gpus, gpu_id
 """
 
 _WEIGHT_BYTES = {"bf16": 2.0, "fp8": 1.0, "int4": 0.5}

@@ -11,6 +11,7 @@ step, GPU offers parsed, peak memory (target < 1 GB per file).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import resource
@@ -178,3 +179,16 @@ def bench_aws(megabytes: int = 500) -> str:
             f"peak memory of the fetch-land-parse process: {figures['peak_rss_mb']:,.0f} MB "
             f"(target < 1024 MB per file) {verdict}",
         ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`gpuprices bench aws [options]` runs this (python -m dev.bench_aws)."""
+    parser = argparse.ArgumentParser(prog="gpuprices bench aws", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--megabytes", type=int, default=500, help="size of the synthetic offer file")
+    args = parser.parse_args(argv)
+    print(bench_aws(args.megabytes))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

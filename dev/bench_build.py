@@ -10,6 +10,7 @@ full 3-year rebuild < 180 s, every dashboard query < 200 ms at p95.
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import statistics
 import time
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from config.settings import use_data_home
+from config.settings import data_home, use_data_home
 from dashboards.data import load_from
 from dev.synthetic_history import build_template, generate
 from warehouse import db
@@ -152,3 +153,23 @@ def report(results: list[HistoryBench], queries: list[QueryTiming]) -> str:
         lines.append(f"  {timing.percentile(0.5):7.1f} {p95:7.1f}  {timing.sql[:90]}")
     lines.append(f"slowest dashboard query p95: {worst:.1f} ms (target < 200 ms) {'OK' if worst < 200 else 'MISSED'}")
     return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`gpuprices bench build [options]` runs this (python -m dev.bench_build)."""
+    parser = argparse.ArgumentParser(prog="gpuprices bench build", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--years", type=int, default=3, help="longest history (1 month, 1 year, 3 years)")
+    parser.add_argument("--marketplace-offers", type=int, default=10_000, help="marketplace offers per day")
+    parser.add_argument("--increments", type=int, default=3, help="daily incremental builds timed per history")
+    parser.add_argument("--query-runs", type=int, default=20, help="runs of each dashboard query")
+    parser.add_argument("--root", help="where the bench warehouses go (default <home>/bench-build)")
+    args = parser.parse_args(argv)
+    horizons = tuple(days for days in (30, 365, 1095) if days <= args.years * 365) or (30,)
+    root = Path(args.root).resolve() if args.root else data_home() / "bench-build"
+    results, queries = bench_build(root, horizons, args.marketplace_offers, args.increments, args.query_runs)
+    print(report(results, queries))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -15,6 +15,7 @@ time and their ratio (the target is <= 1.3).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import math
 import time
@@ -105,3 +106,18 @@ def bench_fetch(latency_s: float = 0.2, interval_s: float = 0.25, concurrency: i
             chains[host] = max(chains.get(host, 1), chain)
     bound, slowest = lower_bound(hosts, chains, latency_s, interval_s, concurrency)
     return FetchBench(latency_s, interval_s, concurrency, wall, bound, len(server.requests), len(hosts), slowest)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`gpuprices bench fetch [options]` runs this (python -m dev.bench_fetch)."""
+    parser = argparse.ArgumentParser(prog="gpuprices bench fetch", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--latency-ms", type=float, default=200.0, help="injected latency per response")
+    parser.add_argument("--interval-ms", type=float, default=250.0, help="per-host minimum interval between starts")
+    parser.add_argument("--concurrency", type=int, default=2, help="per-host requests in flight")
+    args = parser.parse_args(argv)
+    print(bench_fetch(args.latency_ms / 1000, args.interval_ms / 1000, args.concurrency).report())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

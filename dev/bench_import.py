@@ -15,6 +15,7 @@ peak memory <= 600 MB.
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import hashlib
 import os
@@ -150,3 +151,21 @@ def bench_import(rows: int = 330_000, file: Path | None = None, keep: bool = Fal
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`gpuprices bench import [options]` runs this (python -m dev.bench_import)."""
+    parser = argparse.ArgumentParser(prog="gpuprices bench import", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=330_000,
+                        help="rows of the bundled real GCP history taken (or of the --synthetic one)")
+    parser.add_argument("--synthetic", action="store_true",
+                        help="a generated GCP-shaped history (labelled synthetic) instead of the real one")
+    parser.add_argument("--file", help="a real long-format CSV in the import's columns instead")
+    parser.add_argument("--keep", action="store_true", help="keep the file and the temporary data home")
+    args = parser.parse_args(argv)
+    print(bench_import(args.rows, Path(args.file).resolve() if args.file else None, args.keep, args.synthetic))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

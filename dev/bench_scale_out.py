@@ -16,6 +16,7 @@ day served by the recorded-response server in this process, sharded across the w
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -257,3 +258,18 @@ def bench_scale_out(per_host: int = 1, shard_timeout_s: float = 120.0) -> str:
         api.__exit__(None, None, None)
     say(f"logs and warehouse: {work}")
     return "\n".join(re.sub(r"\s+$", "", line) for line in lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`gpuprices bench scale-out [options]` runs this (python -m dev.bench_scale_out)."""
+    parser = argparse.ArgumentParser(prog="gpuprices bench scale-out", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--per-host", type=int, default=1, help="sources fetching from one host at once")
+    parser.add_argument("--shard-timeout-s", type=float, default=120.0,
+                        help="how long the parent waits for a shard before it cancels it")
+    args = parser.parse_args(argv)
+    print(bench_scale_out(args.per_host, args.shard_timeout_s))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

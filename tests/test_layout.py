@@ -7,14 +7,18 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+import tomllib
 from collections import defaultdict
 from pathlib import Path
 
 from conftest import ROOT
 
 PACKAGES = ("analytics", "config", "dashboards", "dev", "flows", "scrapers", "warehouse")
-# Imported inside functions on purpose: seconds to import, needed by few commands (or only in a checkout: dev/).
-LAZY_IMPORTS = {"dbt.cli.main", "dbt.adapters.duckdb.connections", "flows.daily", "dev.bench_build", "dev.bench_fetch", "dev.bench_aws", "dev.bench_scale_out", "dev.bench_import", "prefect.client.orchestration",
+# What the wheel ships (pyproject.toml): the runtime, which never imports dev/ (development tools, a checkout only).
+RUNTIME = tuple(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
+                ["packages"])
+# Imported inside functions on purpose: seconds to import, needed by few commands.
+LAZY_IMPORTS = {"dbt.cli.main", "dbt.adapters.duckdb.connections", "flows.daily", "prefect.client.orchestration",
                 "plotly"}
 
 
@@ -108,6 +112,29 @@ def test_imports_are_at_the_top_except_the_named_heavy_ones():
         for path in modules().values() for node, module, _names, top in imports_of(path)
         if not top and module not in LAZY_IMPORTS
     ]
+    assert offenders == []
+
+
+def test_the_runtime_never_imports_dev():
+    """dev/ is not in the wheel: `gpuprices bench` runs dev/bench_*.py as a child process (flows/cli/tools.py). Any
+    import of dev, at the top or in a function, and any import_module/__import__ of a literal dev name."""
+    assert "dev" not in RUNTIME and {"flows", "warehouse"} <= set(RUNTIME)
+
+    def is_dev(module: str) -> bool:
+        return module == "dev" or module.startswith("dev.")
+
+    offenders = []
+    for name, path in modules().items():
+        if name.split(".")[0] not in RUNTIME:
+            continue
+        offenders += [f"{path.relative_to(ROOT)}:{node.lineno} {module}"
+                      for node, module, _names, _top in imports_of(path) if is_dev(module)]
+        offenders += [f"{path.relative_to(ROOT)}:{node.lineno} {node.args[0].value}"
+                      for node in ast.walk(ast.parse(path.read_text()))
+                      if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+                      and isinstance(node.args[0].value, str) and is_dev(node.args[0].value)
+                      and (getattr(node.func, "attr", None) == "import_module"
+                           or getattr(node.func, "id", None) in {"__import__", "import_module"})]
     assert offenders == []
 
 

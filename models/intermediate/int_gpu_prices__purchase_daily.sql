@@ -1,6 +1,4 @@
-{{ config(
-    schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
-) }}
+{{ config(materialized='incremental') }}
 -- What buying one card cost each day: the cheapest new card in stock at a retailer that day (street price), or,
 -- on a day with no retail price, the launch/list price from the spec table, labelled as such.
 with price_days as (

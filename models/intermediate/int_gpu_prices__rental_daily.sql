@@ -1,6 +1,4 @@
-{{ config(
-    schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
-) }}
+{{ config(materialized='incremental') }}
 -- What renting a GPU-hour cost each day across every rental channel (cloud and marketplace together), per
 -- pricing type, from credible prices only (int_offers__credible_daily: suspect providers set aside), pivoted so
 -- the estimates join one row per GPU and day.

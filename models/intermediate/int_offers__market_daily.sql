@@ -1,6 +1,4 @@
-{{ config(
-    schema='intermediate', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
-) }}
+{{ config(materialized='incremental') }}
 -- The offers the market figures are computed from, one USD price per unit each:
 --   * rentals only when the price is complete (GPU-only SKUs that need a VM on top are left out), per GPU-hour;
 --   * retail cards in stock, per card, with the channel split by condition (new vs used/refurbished/open box);

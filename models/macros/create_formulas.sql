@@ -183,6 +183,72 @@ create or replace macro formulas.throughput_bound(batch_limited_by, compute_seco
 create or replace macro formulas.usd_per_million_tokens(usd_per_gpu_hour, gpus, tokens_per_second) as
     usd_per_gpu_hour * gpus / (tokens_per_second * 3600.0) * 1e6;
 
+-- Serving a model on a GPU as a serving engine would run it, the steps above in order: one row of what
+-- marts.inference_cost_daily and `gpuprices estimate --inference` report (they add the prices:
+-- formulas.usd_per_million_tokens). A table macro, called per row with `cross join lateral formulas.serving(...)`:
+-- the fewest GPUs that hold the weights and one sequence's KV cache, the largest batch whose KV cache fits beside
+-- them within the latency limit, decode steps that read the weights the batch needs and its KV cache at the mean
+-- context (the prompt and half the output), prefill of the prompt. Its CTE and column names start with serving_ or
+-- are the outputs, so an argument that names a column of the caller (`priced.layers`) cannot bind to them.
+create or replace macro formulas.serving(
+        total_params, active_params, num_experts, experts_per_token, layers, d_model, kv_values_per_token_per_layer,
+        bytes_per_param, prompt_tokens, output_tokens, memory_gib, memory_bandwidth_gbps, dense_peak_tflops) as table
+    with serving_sized as (
+        select
+            formulas.weight_bytes(total_params, bytes_per_param) as serving_weight_bytes,
+            formulas.kv_cache_bytes_per_token(kv_values_per_token_per_layer, layers) as serving_kv_bytes_per_token,
+            prompt_tokens + output_tokens / 2.0 as serving_mean_context_tokens
+    ),
+    serving_gpus as (
+        select
+            *,
+            formulas.inference_gpus(serving_weight_bytes, serving_kv_bytes_per_token * (prompt_tokens + output_tokens),
+                                    memory_gib) as serving_gpu_count,
+            formulas.forward_flops_per_token(active_params, layers, d_model, serving_mean_context_tokens)
+                as serving_decode_flops_per_token
+        from serving_sized
+    ),
+    serving_batched as (
+        select
+            *,
+            formulas.memory_batch(serving_weight_bytes, serving_kv_bytes_per_token * (prompt_tokens + output_tokens),
+                                  serving_gpu_count, memory_gib) as serving_memory_batch,
+            formulas.latency_batch(serving_weight_bytes, serving_kv_bytes_per_token * serving_mean_context_tokens,
+                                   serving_decode_flops_per_token, serving_gpu_count, memory_bandwidth_gbps,
+                                   dense_peak_tflops) as serving_latency_batch
+        from serving_gpus
+    ),
+    serving_stepped as (
+        select
+            *,
+            formulas.serving_batch(serving_memory_batch, serving_latency_batch) as serving_batch_size,
+            formulas.decode_step_bandwidth_seconds(
+                formulas.weight_bytes_read_per_step(
+                    total_params, active_params, num_experts, experts_per_token,
+                    formulas.serving_batch(serving_memory_batch, serving_latency_batch), bytes_per_param),
+                formulas.serving_batch(serving_memory_batch, serving_latency_batch) * serving_kv_bytes_per_token
+                    * serving_mean_context_tokens,
+                serving_gpu_count, memory_bandwidth_gbps) as serving_bandwidth_seconds,
+            formulas.decode_step_compute_seconds(formulas.serving_batch(serving_memory_batch, serving_latency_batch),
+                                                 serving_decode_flops_per_token, serving_gpu_count, dense_peak_tflops)
+                as serving_compute_seconds,
+            formulas.prefill_seconds_per_token(active_params, layers, d_model, prompt_tokens, serving_gpu_count,
+                                               dense_peak_tflops) as serving_prefill_seconds_per_token
+        from serving_batched
+    )
+    select
+        serving_weight_bytes as weight_bytes,
+        serving_kv_bytes_per_token * (prompt_tokens + output_tokens) * serving_batch_size as kv_cache_bytes,
+        serving_gpu_count as gpus,
+        serving_batch_size as batch_size,
+        formulas.batch_limited_by(serving_memory_batch, serving_latency_batch) as batch_limited_by,
+        formulas.throughput_bound(formulas.batch_limited_by(serving_memory_batch, serving_latency_batch),
+                                  serving_compute_seconds, serving_bandwidth_seconds) as throughput_bound,
+        greatest(serving_bandwidth_seconds, serving_compute_seconds) * 1000 as ms_per_output_token,
+        serving_batch_size / greatest(serving_bandwidth_seconds, serving_compute_seconds) as output_tokens_per_second,
+        1 / serving_prefill_seconds_per_token as input_tokens_per_second
+    from serving_stepped;
+
 -- Years for a price per TFLOPS to halve, from the slope of its natural log per day (NULL unless falling).
 create or replace macro formulas.halving_years(log_slope_per_day) as
     case when log_slope_per_day < 0 then ln(2) / (-log_slope_per_day * 365.25) end;

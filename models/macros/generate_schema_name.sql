@@ -1,4 +1,13 @@
-{# Models land in the schema they name (staging, intermediate, marts), not "<target>_<schema>". #}
+{# A model lands in the schema named after its folder (staging, intermediate, marts), anything else in the schema it
+   names (seeds: reference, dbt_project.yml), never in "<target>_<schema>". The folder is read here because the
+   three folders are separate model paths: dbt's config paths start below a model path, so a folder key in
+   dbt_project.yml (`staging: +schema: staging`) would reach no model. #}
 {% macro generate_schema_name(custom_schema_name, node) -%}
-    {{ custom_schema_name | trim if custom_schema_name else target.schema }}
+    {%- if custom_schema_name -%}
+        {{ custom_schema_name | trim }}
+    {%- elif node is not none and node.resource_type == 'model' -%}
+        {{ node.original_file_path.replace('\\', '/').split('/')[0] }}
+    {%- else -%}
+        {{ target.schema }}
+    {%- endif -%}
 {%- endmacro %}

@@ -1,6 +1,4 @@
-{{ config(
-    schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
-) }}
+{{ config(materialized='incremental') }}
 -- The market price of a GPU each day, per market and unit, that one odd offer cannot move: one price per provider
 -- (its cheapest after the source preference, int_provider_prices__daily), then across providers the count, min,
 -- 25th percentile, median and max, and the credible minimum: the lowest price that is not suspect, with its

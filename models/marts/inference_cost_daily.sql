@@ -1,6 +1,4 @@
-{{ config(
-    schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
-) }}
+{{ config(materialized='incremental') }}
 -- Serving each reference model on each GPU, day by day, as a serving engine would run it: the fewest GPUs that
 -- hold the weights (FP16, FP8 or INT4) and one sequence's KV cache, the largest batch whose KV cache fits beside
 -- them (at most inference_max_batch, each decode step within inference_max_ms_per_output_token), prefill of a
@@ -28,26 +26,20 @@ gpu_formats as (
     cross join weight_formats
 ),
 
-sized as (
+priced as (
     select
         rental.price_date,
         reference_models.model_id,
         gpu_formats.gpu_id,
         gpu_formats.weight_precision,
         gpu_formats.bytes_per_param,
-        {{ var('inference_prompt_tokens') }} as prompt_tokens,
-        {{ var('inference_output_tokens') }} as output_tokens,
-        reference_models.total_params_b * 1e9 as total_params,
-        reference_models.active_params_b * 1e9 as active_params,
+        reference_models.total_params_b,
+        reference_models.active_params_b,
         reference_models.num_experts,
         reference_models.experts_per_token,
         reference_models.layers,
         reference_models.d_model,
-        formulas.weight_bytes(reference_models.total_params_b * 1e9, gpu_formats.bytes_per_param) as weight_bytes,
-        formulas.kv_cache_bytes_per_token(reference_models.kv_values_per_token_per_layer, reference_models.layers)
-            as kv_cache_bytes_per_token,
-        -- the mean context of a decoding sequence: the prompt and half the output
-        {{ var('inference_prompt_tokens') }} + {{ var('inference_output_tokens') }} / 2.0 as mean_context_tokens,
+        reference_models.kv_values_per_token_per_layer,
         gpu_formats.memory_gib,
         gpu_formats.memory_bandwidth_gbps,
         gpu_formats.dense_peak_tflops,
@@ -63,40 +55,21 @@ sized as (
       and {{ rebuilt_days_filter('rental.price_date') }}
 ),
 
-served as (
+-- the serving steps are formulas.serving (models/macros/create_formulas.sql), as `gpuprices estimate --inference`
+-- runs them
+throughput as (
     select
-        *,
-        formulas.inference_gpus(
-            weight_bytes, kv_cache_bytes_per_token * (prompt_tokens + output_tokens), memory_gib) as gpus,
-        formulas.forward_flops_per_token(active_params, layers, d_model, mean_context_tokens)
-            as decode_flops_per_token
-    from sized
-),
-
-batched as (
-    select
-        *,
-        formulas.memory_batch(weight_bytes, kv_cache_bytes_per_token * (prompt_tokens + output_tokens), gpus,
-                              memory_gib) as memory_batch,
-        formulas.latency_batch(weight_bytes, kv_cache_bytes_per_token * mean_context_tokens, decode_flops_per_token,
-                               gpus, memory_bandwidth_gbps, dense_peak_tflops) as latency_batch
-    from served
-),
-
-stepped as (
-    select
-        *,
-        formulas.serving_batch(memory_batch, latency_batch) as batch_size,
-        formulas.decode_step_bandwidth_seconds(
-            formulas.weight_bytes_read_per_step(total_params, active_params, num_experts, experts_per_token,
-                                                formulas.serving_batch(memory_batch, latency_batch), bytes_per_param),
-            formulas.serving_batch(memory_batch, latency_batch) * kv_cache_bytes_per_token * mean_context_tokens,
-            gpus, memory_bandwidth_gbps) as bandwidth_seconds,
-        formulas.decode_step_compute_seconds(formulas.serving_batch(memory_batch, latency_batch),
-                                             decode_flops_per_token, gpus, dense_peak_tflops) as compute_seconds,
-        formulas.prefill_seconds_per_token(active_params, layers, d_model, prompt_tokens, gpus, dense_peak_tflops)
-            as prefill_seconds_per_token
-    from batched
+        priced.*,
+        {{ var('inference_prompt_tokens') }} as prompt_tokens,
+        {{ var('inference_output_tokens') }} as output_tokens,
+        serving.*
+    from priced
+    cross join lateral formulas.serving(
+        priced.total_params_b * 1e9, priced.active_params_b * 1e9, priced.num_experts, priced.experts_per_token,
+        priced.layers, priced.d_model, priced.kv_values_per_token_per_layer, priced.bytes_per_param,
+        {{ var('inference_prompt_tokens') }}, {{ var('inference_output_tokens') }}, priced.memory_gib,
+        priced.memory_bandwidth_gbps, priced.dense_peak_tflops
+    ) as serving
 ),
 
 -- the cheapest paid API price of the same model that day (marts.inference_api_prices_daily), beside the self-hosted
@@ -116,17 +89,6 @@ api_cheapest as (
         partition by price_date, model_id
         order by usd_per_million_output_tokens, usd_per_million_input_tokens, provider, model_slug
     ) = 1
-),
-
-throughput as (
-    select
-        *,
-        formulas.batch_limited_by(memory_batch, latency_batch) as batch_limited_by,
-        formulas.throughput_bound(formulas.batch_limited_by(memory_batch, latency_batch), compute_seconds,
-                                  bandwidth_seconds) as throughput_bound,
-        batch_size / greatest(bandwidth_seconds, compute_seconds) as output_tokens_per_second,
-        1 / prefill_seconds_per_token as input_tokens_per_second
-    from stepped
 )
 
 select
@@ -137,12 +99,12 @@ select
     prompt_tokens,
     output_tokens,
     weight_bytes,
-    kv_cache_bytes_per_token * (prompt_tokens + output_tokens) * batch_size as kv_cache_bytes,
+    kv_cache_bytes,
     gpus,
     batch_size,
     batch_limited_by,
     throughput_bound,
-    greatest(bandwidth_seconds, compute_seconds) * 1000 as ms_per_output_token,
+    ms_per_output_token,
     output_tokens_per_second,
     input_tokens_per_second,
     formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)

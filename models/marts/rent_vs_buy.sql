@@ -1,4 +1,4 @@
-{{ config(schema='marts', materialized='table') }}
+{{ config(materialized='table') }}
 -- Per GPU and day: how many months of renting (cheapest and median on-demand) cost as much as buying the card and
 -- powering it, at the configured utilization. NULL months: renting costs no more than the power alone.
 with rental as (

@@ -1,4 +1,3 @@
-{{ config(schema='marts', materialized='view') }}
 -- Per source, its last run and last loaded run, and how many days that load is behind the newest run day of any
 -- source: the freshness the overview and the Sources page show (the state in words, fresh / carried forward /
 -- dropped, is warehouse/status.py's staleness() of days_behind_newest and var carry_forward_days).

@@ -1,4 +1,3 @@
-{{ config(schema='marts', materialized='view') }}
 -- What the integrity check held back, with why: whole results (scope result) and single rows (scope row), for the
 -- Sources page. Read from raw.quarantine as written (no staging model of its own), less the rows of retracted
 -- imports, which no model above the raw layer sees.

@@ -1,4 +1,3 @@
-{{ config(schema='marts', materialized='view') }}
 -- Every source-run: what each fetch of each source did (loaded, failed, quarantined...), its counts, error and
 -- duration, for the Sources page and any reader of the run history. A view of stg_raw__ingest_runs (the day-runs of
 -- retracted imports left out, like every model above staging).

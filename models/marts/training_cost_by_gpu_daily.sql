@@ -1,6 +1,4 @@
-{{ config(
-    schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
-) }}
+{{ config(materialized='incremental') }}
 -- What the training page charts: per reference model, GPU and day, the cheapest on-demand cost of training it on
 -- that GPU (the cheaper of its bf16 and fp8 setups), and which GPU is that day's cheapest for the model. A narrow
 -- copy of training_cost_daily, so the page reads tens of thousands of rows, not every setup of every day.

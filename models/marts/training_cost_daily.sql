@@ -1,6 +1,4 @@
-{{ config(
-    schema='marts', materialized='incremental', incremental_strategy='delete+insert', unique_key='price_date'
-) }}
+{{ config(materialized='incremental') }}
 -- What pre-training each reference model would cost on each GPU, day by day: FLOPs (6*N*D, or 8*N*D with full
 -- recomputation) plus attention, GPU-hours at the modelled training efficiency (formulas.training_efficiency), the
 -- smallest GPU count whose memory holds the training state, wall-clock days on the configured cluster, and cost at

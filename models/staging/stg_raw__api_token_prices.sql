@@ -1,4 +1,3 @@
-{{ config(schema='staging', materialized='view') }}
 -- One row per per-token API price as loaded (every run and parser version), USD per million tokens.
 with source as (
     select * from {{ source('raw', 'api_token_prices') }}

@@ -1,4 +1,3 @@
-{{ config(schema='staging', materialized='view') }}
 -- One row per published exchange rate as loaded (units of quote_currency per one base_currency).
 with source as (
     select * from {{ source('raw', 'fx_rates') }}

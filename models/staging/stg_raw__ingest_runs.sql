@@ -1,4 +1,3 @@
-{{ config(schema='staging', materialized='view') }}
 -- A retracted import's day-runs (`gpuprices import undo`, raw.retractions) are left out: no model above sees them.
 with source as (
     select * from {{ source('raw', 'ingest_runs') }}

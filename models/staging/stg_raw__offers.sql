@@ -1,4 +1,3 @@
-{{ config(schema='staging', materialized='view') }}
 -- One row per offer observation as loaded, typed and renamed for the layers above. The one filter: the offers of a
 -- retracted import (`gpuprices import undo`, raw.retractions) are left out, so no model above sees them.
 with source as (

@@ -1,4 +1,3 @@
-{{ config(schema='staging', materialized='view') }}
 -- One row per loaded quote line, as loaded; the lines of a retracted load (`gpuprices import undo`) are left out.
 with source as (
     select * from {{ source('raw', 'quotes') }}
