@@ -1,12 +1,18 @@
 -- Each GPU's offers on its latest day with market offers, as the market figures count them
 -- (int_offers__market_daily: complete rentals per GPU-hour and retail cards in stock, one source per provider),
 -- ranked cheapest first: what a GPU page lists under "Cheapest offers".
-with offers as (
-    select * from {{ ref('int_offers__market_daily') }}
+-- int_offers__market_daily is named twice, not through one CTE: DuckDB would materialize a CTE read twice, every
+-- offer of every day (7.7 s at three years of history, 0.1 s this way).
+with latest as (
+    select gpu_id, max(price_date) as price_date
+    from {{ ref('int_offers__market_daily') }}
+    group by gpu_id
 ),
 
-latest as (
-    select gpu_id, max(price_date) as price_date from offers group by gpu_id
+offers as (
+    select market_offers.*
+    from {{ ref('int_offers__market_daily') }} as market_offers
+    inner join latest using (gpu_id, price_date)
 )
 
 select
@@ -27,4 +33,3 @@ select
     offers.is_carried_forward,
     offers.is_synthetic
 from offers
-inner join latest using (gpu_id, price_date)
