@@ -1,0 +1,32 @@
+"""The project's own dbt data tests (models/macros/test_*.sql), rendered as dbt renders them and run on small tables."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+import jinja2
+import pytest
+
+from config.settings import PROJECT_ROOT
+
+
+def _render_test(name: str, **arguments) -> str:
+    """The SQL of `{% test name(...) %}`: dbt turns a test block into a macro; so does this."""
+    text = (PROJECT_ROOT / "models" / "macros" / f"test_{name}.sql").read_text()
+    text = re.sub(r"\{%\s*test (\w+)\(", r"{% macro \1(", text).replace("endtest", "endmacro")
+    module = jinja2.Environment().from_string(text).module
+    return str(getattr(module, name)(**arguments))
+
+
+@pytest.mark.parametrize(("rows", "failures"), [
+    ([(1, "a", "x"), (1, "b", "x"), (2, "a", "x")], []),
+    ([(1, "a", "x"), (1, "a", "y"), (2, "a", "x")], [(1, "a", 2)]),
+    ([(1, None, "x"), (1, None, "y")], [(1, None, 2)]),  # NULLs group together, as in GROUP BY
+])
+def test_unique_combination_reports_each_repeated_combination_once(rows, failures):
+    connection = duckdb.connect()
+    connection.execute("CREATE TABLE offers (day INTEGER, offer VARCHAR, note VARCHAR)")
+    connection.executemany("INSERT INTO offers VALUES (?, ?, ?)", rows)
+    sql = _render_test("unique_combination", model="offers", columns=["day", "offer"])
+    assert sorted(connection.execute(sql).fetchall()) == failures
