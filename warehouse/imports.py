@@ -527,10 +527,11 @@ def _check_file(rows: pl.DataFrame, source: str, document: RawDocument) -> _Chec
         .struct.json_encode().alias("detail"))
     read = rows.height
     # the good rows' offer columns only (a history is long: memory)
-    good = rows.filter(pl.col(ERROR).is_null()).select(
+    # lazily: the filter then copies only the selected columns, not all ~40 working ones
+    good = rows.lazy().filter(pl.col(ERROR).is_null()).select(
         LINE, AT, "observed", "channel", "provider", "offer_id", "title", "raw_gpu_name", "gpu_id", "count_value",
         "pricing_type", "term_months", "price_value", "currency_code", "price_unit", "per_unit", "region",
-        "condition_name", "in_stock", "url")
+        "condition_name", "in_stock", "url").collect()
     del rows
     last_observed = good.get_column("observed").max()
     run_id = compute_run_id(source, last_observed, [document]) if last_observed else f"{source}-nothing"

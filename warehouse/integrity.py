@@ -161,7 +161,8 @@ def check(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
         )
     )
     stored_columns = [c for c in frame.columns if c != "reject_reason"]
-    accepted = annotated.filter(pl.col("reason").is_null()).select(stored_columns)
+    # lazily: the filter copies only the stored columns, not the rules' working ones (a long import: memory)
+    accepted = annotated.lazy().filter(pl.col("reason").is_null()).select(stored_columns).collect()
     rejected = annotated.filter(pl.col("reason").is_not_null())
     # Listings a parser set aside (not a card) are expected on a search page; only rows that fail the price rules
     # say the page changed under us.

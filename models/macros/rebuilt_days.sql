@@ -30,7 +30,7 @@
    given, adds a range on the raw timestamp so DuckDB skips row groups of other days instead of scanning all.
    `onward`: every day from the first rebuilt one on, for a table whose rows depend on earlier days (trailing
    windows, lowest price so far). `lookback_days`: also the days up to that many days before the first rebuilt one
-   (the snapshots int_offers__daily carries forward). #}
+   (the snapshots int_offers__daily carries forward; the trailing windows of buy_signals). #}
 {% macro rebuilt_days_filter(date_column, timestamp_column=none, onward=false, lookback_days=0) -%}
     {#- a unit test has no `this` (and is never incremental): every given row is in -#}
     {%- set dates = rebuild_dates() if this is not none and is_incremental() else none -%}
@@ -39,7 +39,7 @@
     {%- elif dates | length == 0 -%}
         false
     {%- elif onward -%}
-        {{ date_column }} >= date '{{ dates | min }}'
+        {{ date_column }} >= date '{{ dates | min }}'{% if lookback_days > 0 %} - {{ lookback_days }}{% endif %}
     {%- elif lookback_days > 0 -%}
         {{ date_column }} between date '{{ dates | min }}' - {{ lookback_days }} and date '{{ dates | max }}'
         {%- if timestamp_column %}

@@ -5,7 +5,7 @@
 -- the matched-offer price index (gpu_price_index_daily), not to the cheapest price, so a source appearing or
 -- failing bends no trend. The buy verdict itself is analytics/buy_signal.py (backtested; `gpuprices backtest`).
 -- Incremental: a build rewrites every day from the first rebuilt one on (a day's figures depend on the days before).
-with prices as (
+with all_prices as (
     select
         daily.price_date,
         daily.gpu_id,
@@ -21,6 +21,28 @@ with prices as (
         using (price_date, gpu_id, channel, pricing_type, price_per)
 ),
 
+-- The days whose windows this build computes: the rewritten days and the 365 before them (the longest trailing
+-- window), not the whole history (a full rebuild: every day).
+prices as (
+    select * from all_prices
+    where {{ rebuilt_days_filter('price_date', onward=true, lookback_days=365) }}
+),
+
+-- Each series before those days, summed up (none on a full rebuild): where its running "ever" figures start from.
+-- Ties go to the earliest day, here and in `windowed`, so an incremental build gives a full rebuild's figures.
+earlier_history as (
+    select
+        gpu_id, channel, pricing_type, price_per,
+        min(price_usd) as lowest_usd,
+        arg_min(price_date, (price_usd, price_date)) as lowest_date,
+        min(price_date) as first_seen_date,
+        count(*) as days_observed,
+        arg_max(price_usd, price_date) as last_price_usd
+    from all_prices
+    where not ({{ rebuilt_days_filter('price_date', onward=true, lookback_days=365) }})
+    group by all
+),
+
 windowed as (
     select
         *,
@@ -32,10 +54,10 @@ windowed as (
         median(price_usd) over trailing_365d as trailing_365d_median_usd,
         median(price_usd) over previous_7d as previous_7d_median_usd,
         lag(price_usd) over by_day as previous_price_usd,
-        min(price_usd) over ever as lowest_ever_usd,
-        arg_min(price_date, price_usd) over ever as lowest_ever_date,
-        min(price_date) over ever as first_seen_date,
-        count(*) over ever as days_observed,
+        min(price_usd) over ever as lowest_usd_since_window,
+        arg_min(price_date, price_usd) over ever as lowest_date_since_window,  -- the earliest of equal lows
+        min(price_date) over ever as first_date_since_window,
+        count(*) over ever as days_since_window,
         count(price_index) over trailing_90d as trend_points,
         day_number - min(day_number) over trailing_90d as trend_span_days,
         -- rounded: a window's float sums come out in a different order from one build to the next, and an
@@ -53,13 +75,30 @@ windowed as (
         trailing_365d as (partition by gpu_id, channel, pricing_type, price_per order by price_date range between interval 364 days preceding and current row)
 ),
 
+-- The running figures of the window, continued from the series' earlier history
+with_history as (
+    select
+        windowed.* exclude (lowest_usd_since_window, lowest_date_since_window, first_date_since_window,
+                            days_since_window)
+            replace (coalesce(windowed.previous_price_usd, earlier_history.last_price_usd) as previous_price_usd),
+        least(windowed.lowest_usd_since_window, earlier_history.lowest_usd) as lowest_ever_usd,
+        case
+            when earlier_history.lowest_usd <= windowed.lowest_usd_since_window then earlier_history.lowest_date
+            else windowed.lowest_date_since_window
+        end as lowest_ever_date,
+        coalesce(earlier_history.first_seen_date, windowed.first_date_since_window) as first_seen_date,
+        coalesce(earlier_history.days_observed, 0) + windowed.days_since_window as days_observed
+    from windowed
+    left join earlier_history using (gpu_id, channel, pricing_type, price_per)
+),
+
 -- Share of the days seen so far (this one included) that were cheaper than today: 0 = the cheapest day yet.
 percentiles as (
     select
         today.price_date, today.gpu_id, today.channel, today.pricing_type, today.price_per,
         count(*) filter (where earlier.price_usd < today.price_usd) / nullif(count(*) - 1, 0) as history_percentile
     from prices as today
-    inner join prices as earlier
+    inner join all_prices as earlier
         on earlier.gpu_id = today.gpu_id
         and earlier.channel = today.channel
         and earlier.pricing_type = today.pricing_type
@@ -70,48 +109,48 @@ percentiles as (
 )
 
 select
-    windowed.price_date,
-    windowed.gpu_id,
-    windowed.channel,
-    windowed.pricing_type,
-    windowed.price_per,
-    windowed.price_usd,
-    windowed.trailing_30d_min_usd,
-    windowed.trailing_30d_median_usd,
-    windowed.trailing_90d_min_usd,
-    windowed.trailing_90d_median_usd,
-    windowed.trailing_365d_min_usd,
-    windowed.trailing_365d_median_usd,
+    with_history.price_date,
+    with_history.gpu_id,
+    with_history.channel,
+    with_history.pricing_type,
+    with_history.price_per,
+    with_history.price_usd,
+    with_history.trailing_30d_min_usd,
+    with_history.trailing_30d_median_usd,
+    with_history.trailing_90d_min_usd,
+    with_history.trailing_90d_median_usd,
+    with_history.trailing_365d_min_usd,
+    with_history.trailing_365d_median_usd,
     percentiles.history_percentile,
-    windowed.lowest_ever_usd,
-    windowed.lowest_ever_date,
-    windowed.first_seen_date,
-    windowed.days_observed,
-    date_diff('day', windowed.first_seen_date, windowed.price_date) as days_tracked,
+    with_history.lowest_ever_usd,
+    with_history.lowest_ever_date,
+    with_history.first_seen_date,
+    with_history.days_observed,
+    date_diff('day', with_history.first_seen_date, with_history.price_date) as days_tracked,
     -- within 5% of the lowest price ever seen, once the series has at least 5 weeks of history: a description of
     -- today, not advice (backtested, waiting for it captures about a fifth of what foresight saves)
-    windowed.price_usd <= windowed.lowest_ever_usd * 1.05
-        and date_diff('day', windowed.first_seen_date, windowed.price_date) >= 35 as is_near_lowest_ever,
-    windowed.price_usd / windowed.previous_price_usd - 1 as change_vs_previous_day,
-    windowed.price_usd / windowed.previous_7d_median_usd - 1 as change_vs_previous_7d_median,
-    coalesce(windowed.price_usd <= windowed.previous_7d_median_usd * 0.90, false) as is_drop_10pct,
-    windowed.trend_points,
-    windowed.log_price_slope_per_day,
+    with_history.price_usd <= with_history.lowest_ever_usd * 1.05
+        and date_diff('day', with_history.first_seen_date, with_history.price_date) >= 35 as is_near_lowest_ever,
+    with_history.price_usd / with_history.previous_price_usd - 1 as change_vs_previous_day,
+    with_history.price_usd / with_history.previous_7d_median_usd - 1 as change_vs_previous_7d_median,
+    coalesce(with_history.price_usd <= with_history.previous_7d_median_usd * 0.90, false) as is_drop_10pct,
+    with_history.trend_points,
+    with_history.log_price_slope_per_day,
     -- today's price moved along the index trend. A line through fewer than 5 days, or under two weeks, extrapolates
     -- noise; try_cast leaves an out-of-range extrapolation NULL instead of failing the build
-    case when windowed.trend_points >= 5 and windowed.trend_span_days >= 14
-        then try_cast(windowed.price_usd * exp(windowed.log_price_slope_per_day * 30) as decimal(18, 6))
+    case when with_history.trend_points >= 5 and with_history.trend_span_days >= 14
+        then try_cast(with_history.price_usd * exp(with_history.log_price_slope_per_day * 30) as decimal(18, 6))
     end as expected_price_in_30d_usd,
-    case when windowed.trend_points >= 5 and windowed.trend_span_days >= 14
-        then try_cast(windowed.price_usd * exp(windowed.log_price_slope_per_day * 90) as decimal(18, 6))
+    case when with_history.trend_points >= 5 and with_history.trend_span_days >= 14
+        then try_cast(with_history.price_usd * exp(with_history.log_price_slope_per_day * 90) as decimal(18, 6))
     end as expected_price_in_90d_usd,
     -- dollars per TFLOPS of one GPU move with its price (its TFLOPS are fixed), so they halve when the price does;
     -- a slope over less than 90 days says nothing about years
-    case when date_diff('day', windowed.first_seen_date, windowed.price_date) >= 90
-        then round(formulas.halving_years(windowed.log_price_slope_per_day_365d), 3)
+    case when date_diff('day', with_history.first_seen_date, with_history.price_date) >= 90
+        then round(formulas.halving_years(with_history.log_price_slope_per_day_365d), 3)
     end as usd_per_tflops_halving_years,
     {{ var('epoch_ai_halving_years') }} as epoch_ai_halving_years,
-    windowed.is_synthetic
-from windowed
+    with_history.is_synthetic
+from with_history
 inner join percentiles using (price_date, gpu_id, channel, pricing_type, price_per)
-where {{ rebuilt_days_filter('windowed.price_date', onward=true) }}
+where {{ rebuilt_days_filter('with_history.price_date', onward=true) }}
