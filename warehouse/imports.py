@@ -526,8 +526,8 @@ def _check_file(rows: pl.DataFrame, source: str, document: RawDocument) -> _Chec
         pl.struct(**where, problem=pl.format("{}: {}", AT, ERROR), **{name: pl.col(name) for name in IMPORT_COLUMNS})
         .struct.json_encode().alias("detail"))
     read = rows.height
-    # the good rows' offer columns only (a history is long: memory)
-    # lazily: the filter then copies only the selected columns, not all ~40 working ones
+    # the good rows' offer columns only (a history is long: memory), lazily: the filter then copies only those, not
+    # all ~40 working columns
     good = rows.lazy().filter(pl.col(ERROR).is_null()).select(
         LINE, AT, "observed", "channel", "provider", "offer_id", "title", "raw_gpu_name", "gpu_id", "count_value",
         "pricing_type", "term_months", "price_value", "currency_code", "price_unit", "per_unit", "region",

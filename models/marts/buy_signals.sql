@@ -5,6 +5,9 @@
 -- the matched-offer price index (gpu_price_index_daily), not to the cheapest price, so a source appearing or
 -- failing bends no trend. The buy verdict itself is analytics/buy_signal.py (backtested; `gpuprices backtest`).
 -- Incremental: a build rewrites every day from the first rebuilt one on (a day's figures depend on the days before).
+{# the days whose windows this build computes: the rewritten days and the 365 before them (the longest trailing
+    window); set once, each rendering reads the build's plan #}
+{% set window_days = rebuilt_days_filter('price_date', onward=true, lookback_days=365) %}
 with all_prices as (
     select
         daily.price_date,
@@ -21,11 +24,10 @@ with all_prices as (
         using (price_date, gpu_id, channel, pricing_type, price_per)
 ),
 
--- The days whose windows this build computes: the rewritten days and the 365 before them (the longest trailing
--- window), not the whole history (a full rebuild: every day).
+-- The days whose windows this build computes (window_days above), not the whole history (a full rebuild: every day).
 prices as (
     select * from all_prices
-    where {{ rebuilt_days_filter('price_date', onward=true, lookback_days=365) }}
+    where {{ window_days }}
 ),
 
 -- Each series before those days, summed up (none on a full rebuild): where its running "ever" figures start from.
@@ -39,7 +41,7 @@ earlier_history as (
         count(*) as days_observed,
         arg_max(price_usd, price_date) as last_price_usd
     from all_prices
-    where not ({{ rebuilt_days_filter('price_date', onward=true, lookback_days=365) }})
+    where not ({{ window_days }})
     group by all
 ),
 
