@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import json
 import os
 import shutil
+import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -29,6 +31,10 @@ PARSE_STATE = "partial_parse.msgpack"
 PARSE_CACHE = PROJECT_ROOT / ".cache" / "dbt" / PARSE_STATE
 # Models renamed or removed: an older warehouse would keep serving their last build, stale, to anyone who queries them.
 RETIRED_MODELS = ("intermediate.int_gpu_purchase_prices_daily", "intermediate.int_gpu_price_links__daily")
+
+
+def _ran_out_of_memory(result) -> bool:
+    return any("Out of Memory Error" in (node.message or "") for node in getattr(result.result, "results", None) or [])
 
 
 # Past this many changed days an incremental build is no cheaper than a full one (an ECB history backfill, a
@@ -212,6 +218,13 @@ def write_series_marts(plan: BuildPlan) -> int:
         return written
 
 
+def load_dbt_in_background() -> None:
+    """Import dbt (2-3 s of Python) on a thread while the caller does work that is mostly native (polars, DuckDB)
+    before it builds: `gpuprices import prices` checks and loads its file meanwhile. build() then finds it loaded
+    (or waits on Python's import lock for the rest)."""
+    threading.Thread(target=importlib.import_module, args=("dbt.cli.main",), name="load-dbt", daemon=True).start()
+
+
 def run_unit_tests() -> int:
     """The models' unit tests (given rows -> expected rows for every formula) against the built warehouse (dbt reads
     the columns of their inputs from it); the daily build leaves them out, they test the SQL, not the day's data.
@@ -262,8 +275,14 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
         connection.execute("DELETE FROM meta.build_in_progress")
         connection.execute("INSERT INTO meta.build_in_progress VALUES (?, ?)",
                            [plan.full_refresh, [] if plan.full_refresh else sorted(plan.rebuild_dates)])
+        offers = connection.execute("SELECT count(*) FROM raw.offers").fetchone()[0]
         try:
-            result = _invoke_dbt(dbtRunner, args)
+            with db.memory_bound(connection, offers) as lift_bound:  # for dbt's nodes too
+                result = _invoke_dbt(dbtRunner, args)
+                if not result.success and _ran_out_of_memory(result):  # a query that cannot spill (windows, medians)
+                    progress("dbt build ran out of its memory bound; again, with DuckDB's default...")
+                    lift_bound()
+                    result = _invoke_dbt(dbtRunner, args)
         finally:
             connection.execute("DELETE FROM meta.build_in_progress")
         if not result.success:

@@ -17,7 +17,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -140,6 +140,39 @@ def connect(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
             yield connection
         finally:
             connection.close()
+
+
+# A large write's DuckDB memory bound. A DuckDB allowed 80% of RAM keeps what a write works with and every block it
+# writes cached until the end: a 300,000-offer import held ~250 MB for its insert, and a small warehouse's build
+# several times what it needs (300,000 offers: ~370 MB; the 30-day bench's 505,000: ~800 MB), when the build runs in
+# 96-128 MB at no cost in time (`gpuprices bench import`, docs/operations.md#benchmarks). The bound grows with the
+# offers, so a large warehouse keeps most of DuckDB's default.
+MEMORY_BOUND_FLOOR_MB = 192
+MEMORY_BOUND_PER_OFFER_BYTES = 512
+
+
+def memory_bound_mb(offers: int) -> int:
+    return max(MEMORY_BOUND_FLOOR_MB, offers * MEMORY_BOUND_PER_OFFER_BYTES // 2**20)
+
+
+@contextlib.contextmanager
+def memory_bound(connection: duckdb.DuckDBPyConnection, offers: int) -> Iterator[Callable[[], None]]:
+    """DuckDB's memory limit at memory_bound_mb(offers) while the block runs, for every connection to this database
+    (dbt's too: the setting is the instance's), and DuckDB's own limit again after. Only around one writer's work:
+    the bound holds for all of the instance. Yields a function that lifts the bound early."""
+    default = connection.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+    def lift() -> None:
+        # by value (RESET alone did not reach dbt's open connections), then RESET for the exact figure (the value
+        # reads rounded: 18.8 GiB)
+        connection.execute(f"SET memory_limit = '{default}'")
+        connection.execute("RESET memory_limit")
+
+    connection.execute(f"SET memory_limit = '{memory_bound_mb(offers)}MB'")
+    try:
+        yield lift
+    finally:
+        lift()
 
 
 def publish_snapshot() -> Path | None:

@@ -29,6 +29,7 @@ import io
 import json
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
@@ -56,6 +57,7 @@ CSV_COLUMNS = ("observed_at", "gpu", "market", "price", "currency")
 CSV_OPTIONAL_COLUMNS = ("provider", "region", "url", "title", "condition", "per", "gpu_count")
 IMPORT_COLUMNS = CSV_COLUMNS + CSV_OPTIONAL_COLUMNS  # the targets of a column map (--columns)
 FIRST_REASONS = 5  # bad rows named in an import's result and summary
+VALIDATION_CHUNK_ROWS = 50_000  # rows checked at once by the field rules (_check_file): bounds the working memory
 MAX_PRICE = Decimal(10) ** 14  # raw.offers.price is DECIMAL(24, 10)
 PRICE_QUANTUM = Decimal("1e-10")
 # the working columns of a file's rows (apart from any column a file may have)
@@ -519,20 +521,25 @@ def _check_file(rows: pl.DataFrame, source: str, document: RawDocument) -> _Chec
     (warehouse/integrity.py) on the day-runs the good rows make, named as the landing will name them."""
     if not rows.height:
         raise ImportFileError("no prices in the file")
-    rows = _validated(rows)
     where = {"line": pl.col(LINE), "at": pl.col(AT), "file": pl.lit(document.url.removeprefix("import:"))}
-    field_problems = rows.filter(pl.col(ERROR).is_not_null()).select(
-        LINE, AT, ERROR, pl.col(ERROR).alias("reason"), "observed",
-        pl.struct(**where, problem=pl.format("{}: {}", AT, ERROR), **{name: pl.col(name) for name in IMPORT_COLUMNS})
-        .struct.json_encode().alias("detail"))
     read = rows.height
-    # the good rows' offer columns only (a history is long: memory), lazily: the filter then copies only those, not
-    # all ~40 working columns
-    good = rows.lazy().filter(pl.col(ERROR).is_null()).select(
-        LINE, AT, "observed", "channel", "provider", "offer_id", "title", "raw_gpu_name", "gpu_id", "count_value",
-        "pricing_type", "term_months", "price_value", "currency_code", "price_unit", "per_unit", "region",
-        "condition_name", "in_stock", "url").collect()
-    del rows
+    field_problems, good = [], []
+    # The field rules chunk by chunk: they are row by row, and each chunk's ~40 working columns are let go before the
+    # next (a history is long: at once they were the import's peak memory). Of a chunk, the bad rows' problems and
+    # the good rows' offer columns are kept; lazily, so the filter copies only those.
+    for chunk in rows.iter_slices(VALIDATION_CHUNK_ROWS):
+        checked = _validated(chunk).lazy()
+        field_problems.append(checked.filter(pl.col(ERROR).is_not_null()).select(
+            LINE, AT, ERROR, pl.col(ERROR).alias("reason"), "observed",
+            pl.struct(**where, problem=pl.format("{}: {}", AT, ERROR),
+                      **{name: pl.col(name) for name in IMPORT_COLUMNS}).struct.json_encode().alias("detail")))
+        good.append(checked.filter(pl.col(ERROR).is_null()).select(
+            LINE, AT, "observed", "channel", "provider", "offer_id", "title", "raw_gpu_name", "gpu_id", "count_value",
+            "pricing_type", "term_months", "price_value", "currency_code", "price_unit", "per_unit", "region",
+            "condition_name", "in_stock", "url"))
+        field_problems[-1], good[-1] = pl.collect_all([field_problems[-1], good[-1]])
+    del rows, checked
+    field_problems, good = pl.concat(field_problems), pl.concat(good, rechunk=False)
     last_observed = good.get_column("observed").max()
     run_id = compute_run_id(source, last_observed, [document]) if last_observed else f"{source}-nothing"
     days = _day_frame(good, source, run_id)
@@ -590,13 +597,14 @@ def read_prices(body: bytes, file_format: str, source: str, market: str | None =
 
 def import_prices(path: Path, source: str, file_format: str = "csv", market: str | None = "retail_new",
                   currency: str | None = "USD", *, bad_rows: str = "refuse", columns: dict[str, str] | None = None,
-                  gpu: str | None = None) -> ImportResult:
+                  gpu: str | None = None, on_checked: Callable[[], object] | None = None) -> ImportResult:
     """Check the whole file, land it, and write one loaded source-run per day in one transaction.
 
     `market` / `currency`: the whole file's value where no column gives one (a Keepa history has none). `columns`:
     import column -> the CSV's own column. `gpu`: the whole file's GPU (over any column). `bad_rows`: `refuse` (a bad
     row fails the file; nothing is written) or `quarantine` (the good rows load; each bad one goes to raw.quarantine
-    with its line and reason)."""
+    with its line and reason). `on_checked`: called once the file has passed its checks, before it lands and loads
+    (the CLI starts loading dbt then, for the build that follows: past the checks' peak memory)."""
     source = check_source_name(source)
     if file_format not in FORMATS:
         raise ImportFileError(f"--format {file_format!r} is not one of {', '.join(FORMATS)}")
@@ -618,6 +626,8 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
                                          "holds the bad ones back); fix these lines:", messages))
     if not checked.checked.accepted.height:
         raise ImportFileError(_bad_lines(f"nothing loaded ({counts}): no row passes", messages))
+    if on_checked is not None:
+        on_checked()
     # the file's own last good observation (not the clock) dates the landing, so the same bytes land as the same run
     landed = land(source, checked.last_observed, [document], "imported")
     assert landed.run_id == checked.run_id, (landed.run_id, checked.run_id)
@@ -642,23 +652,26 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
                           offers_loaded=accepted.height, already_loaded=False,
                           first_day=records[0].observed_at.date(), last_day=records[-1].observed_at.date(),
                           rows_quarantined=quarantine.height, first_reasons=messages[:FIRST_REASONS])
-    with db.connect() as connection, transaction(connection):
-        # any day-run or held-back row of these bytes in the warehouse: the file was imported
-        if connection.execute(
-                "SELECT (SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?))"
-                " + (SELECT count(*) FROM raw.quarantine WHERE run_id = ?)",
-                [f"{landed.run_id}-d", landed.run_id]).fetchone()[0]:
-            retracted = retraction_of(connection, landed.run_id)
-            if retracted:  # raw rows are never deleted: these bytes' run ids are taken by the retracted rows
-                raise ImportFileError(f"imported as {source} ({landed.run_id}) and retracted {retracted}; the same "
-                                      "file does not import again (a corrected file does)")
-            return replace(result, already_loaded=True, offers_loaded=0, rows_quarantined=0)
-        integrity = IntegrityResult(accepted=accepted, rejected=checked.checked.rejected)
-        records, integrity = _without_days_already_imported(connection, records, integrity)
-        if records:
-            write_runs(connection, landed, records, integrity)
-        if quarantine.height:
-            connection.execute("INSERT INTO raw.quarantine BY NAME SELECT * FROM quarantine")
+    with db.connect() as connection:
+        warehouse_offers = connection.execute("SELECT count(*) FROM raw.offers").fetchone()[0]
+        # the insert held its rows in memory to the commit (a long history: the import's peak) unless bounded
+        with db.memory_bound(connection, warehouse_offers + accepted.height), transaction(connection):
+            # any day-run or held-back row of these bytes in the warehouse: the file was imported
+            if connection.execute(
+                    "SELECT (SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?))"
+                    " + (SELECT count(*) FROM raw.quarantine WHERE run_id = ?)",
+                    [f"{landed.run_id}-d", landed.run_id]).fetchone()[0]:
+                retracted = retraction_of(connection, landed.run_id)
+                if retracted:  # raw rows are never deleted: these bytes' run ids are taken by the retracted rows
+                    raise ImportFileError(f"imported as {source} ({landed.run_id}) and retracted {retracted}; the "
+                                          "same file does not import again (a corrected file does)")
+                return replace(result, already_loaded=True, offers_loaded=0, rows_quarantined=0)
+            integrity = IntegrityResult(accepted=accepted, rejected=checked.checked.rejected)
+            records, integrity = _without_days_already_imported(connection, records, integrity)
+            if records:
+                write_runs(connection, landed, records, integrity)
+            if quarantine.height:
+                connection.execute("INSERT INTO raw.quarantine BY NAME SELECT * FROM quarantine")
     return replace(result, days=len(records), offers_loaded=integrity.accepted.height)
 
 

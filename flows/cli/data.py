@@ -26,6 +26,7 @@ from flows.cli.common import (
 )
 from warehouse import db
 from warehouse.build import build as dbt_build
+from warehouse.build import load_dbt_in_background
 from warehouse.docs import (
     schema_markdown,
     source_credentials_markdown,
@@ -168,7 +169,8 @@ def cmd_import_prices(args) -> int:
     try:
         columns = parse_columns(args.columns) if args.columns is not None else None
         result = import_prices(Path(args.file), args.source, args.format, args.market, args.currency,
-                               bad_rows=args.bad_rows, columns=columns, gpu=args.gpu)
+                               bad_rows=args.bad_rows, columns=columns, gpu=args.gpu,
+                               on_checked=None if args.no_build else load_dbt_in_background)
     except ImportFileError as error:
         print(f"gpuprices import prices: {args.file}: {listed_one_line(error)}", file=sys.stderr)
         return 2

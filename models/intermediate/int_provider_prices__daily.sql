@@ -27,7 +27,7 @@ provider_prices as (
         price_per,
         provider,
         min(unit_price_usd) as price_usd,
-        list(source order by unit_price_usd, source)[1] as source,
+        arg_min(source, (unit_price_usd, source)) as source,  -- the cheapest offer's source (a tie: the first by name)
         count(*) as offer_count,
         bool_or(is_synthetic) as is_synthetic,
         bool_and(is_carried_forward) as is_carried_forward

@@ -15,7 +15,7 @@ def _render_test(name: str, **arguments) -> str:
     """The SQL of `{% test name(...) %}`: dbt turns a test block into a macro; so does this."""
     text = (PROJECT_ROOT / "models" / "macros" / f"test_{name}.sql").read_text()
     text = re.sub(r"\{%\s*test (\w+)\(", r"{% macro \1(", text).replace("endtest", "endmacro")
-    module = jinja2.Environment().from_string(text).module
+    module = jinja2.Environment(extensions=["jinja2.ext.do"]).from_string(text).module  # dbt enables `do`
     return str(getattr(module, name)(**arguments))
 
 
@@ -29,4 +29,22 @@ def test_unique_combination_reports_each_repeated_combination_once(rows, failure
     connection.execute("CREATE TABLE offers (day INTEGER, offer VARCHAR, note VARCHAR)")
     connection.executemany("INSERT INTO offers VALUES (?, ?, ?)", rows)
     sql = _render_test("unique_combination", model="offers", columns=["day", "offer"])
+    assert sorted(connection.execute(sql).fetchall()) == failures
+
+
+
+@pytest.mark.parametrize(("rows", "failures"), [
+    ([(1, "a", None), (2, "b", None)], []),  # a column no rule names may be anything
+    ([(1, None, 2.0), (None, None, 0.5), (3, "c", None)], [("not_null", "day", 1), ("not_null", "offer", 2)]),
+    ([(1, "a", 0.0), (2, "b", -1.0), (3, "c", None)], [("positive", "price", 2)]),  # NULL is not_null's to catch
+    ([(-1, "a", 1.0), (0, "b", 1.0)], [("non_negative", "day", 1)]),
+    ([], []),
+])
+def test_column_values_names_each_rule_and_column_broken_and_how_many_rows(rows, failures):
+    connection = duckdb.connect()
+    connection.execute("CREATE TABLE offers (day INTEGER, offer VARCHAR, price DOUBLE)")
+    if rows:
+        connection.executemany("INSERT INTO offers VALUES (?, ?, ?)", rows)
+    sql = _render_test("column_values", model="offers", not_null=["day", "offer"], positive=["price"],
+                       non_negative=["day"])
     assert sorted(connection.execute(sql).fetchall()) == failures

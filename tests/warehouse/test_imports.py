@@ -371,3 +371,46 @@ def test_a_column_named_twice_refuses_the_file_whatever_bad_rows_says(home, tmp_
     result = gpuprices(home, "import", "prices", str(twice), "--source", "shop-history", "--no-build", check=False)
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert not (home / "gpuprices.duckdb").exists()
+
+
+def test_the_field_rules_give_the_same_result_chunk_by_chunk(home, tmp_path, monkeypatch):
+    """A long file is checked in chunks (bounded memory): a bad row in any chunk is named by its own line, and the
+    day's last price of an offer is taken across chunks."""
+    history = tmp_path / "chunked.csv"
+    lines = [f"2026-01-0{1 + n // 4}T0{n % 4}:00:00Z,Tesla T4,retail_new,{1500 - n},USD,,,,\n" for n in range(12)]
+    lines[2] = "2026-01-01T02:00:00Z,Tesla T4,retail_new,abc,USD,,,,\n"  # line 4: a bad price in the first chunk
+    lines[9] = "2026-01-03T01:00:00Z,Tesla T9,retail_new,1400,USD,,,,\n"  # line 11: an unknown GPU in the last one
+    history.write_text(HEADER + "".join(lines))
+    monkeypatch.setattr("warehouse.imports.VALIDATION_CHUNK_ROWS", 5)
+    result = import_prices(history, "shop-history", bad_rows="quarantine")
+    assert (result.prices, result.rows_quarantined, result.days) == (12, 2, 3)
+    assert [reason.split(":")[0] for reason in result.first_reasons] == ["line 4", "line 11"]
+    # each day's last price: 1497 (line 5, 03:00) on the 1st, 1493 on the 2nd, 1489 on the 3rd (line 13)
+    assert rows(home, "SELECT observed_at::date::varchar, price::double FROM raw.offers ORDER BY 1") == [
+        ("2026-01-01", 1497.0), ("2026-01-02", 1493.0), ("2026-01-03", 1489.0)]
+
+
+def test_an_import_writes_under_a_memory_bound_and_gives_the_limit_back(home, tmp_path, monkeypatch):
+    import warehouse.imports
+
+    history = tmp_path / "bound.csv"
+    history.write_text(HEADER + "2026-01-01,Tesla T4,retail_new,1500,USD,,,,\n")
+    seen, checked = [], []
+    original = warehouse.imports.write_runs
+
+    def write_runs(connection, *arguments):
+        seen.append(connection.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        return original(connection, *arguments)
+
+    monkeypatch.setattr(warehouse.imports, "write_runs", write_runs)
+    import_prices(history, "shop-history", on_checked=lambda: checked.append(
+        sorted(path.name for path in home.rglob("*") if path.is_file())))
+    assert seen == ["183.1 MiB"]  # the floor (192 MB) for a small warehouse, in DuckDB's words
+    assert checked == [[]]  # called once, after the checks and before anything lands or loads
+    with duckdb.connect(str(home / "gpuprices.duckdb")) as connection:
+        assert connection.execute("SELECT current_setting('memory_limit')").fetchone()[0] != "183.1 MiB"
+    refused = tmp_path / "refused.csv"
+    refused.write_text(HEADER + "2026-01-01,Tesla T4,retail_new,abc,USD,,,,\n")
+    with pytest.raises(ImportFileError):
+        import_prices(refused, "other-history", on_checked=lambda: checked.append("refused file"))
+    assert checked == [[]]  # a file that cannot load starts nothing

@@ -1,0 +1,62 @@
+"""The build's DuckDB memory bound (warehouse/db.py memory_bound): dbt's nodes run under it, a build that runs out of
+memory under it runs again with DuckDB's own limit, and the limit is DuckDB's own again after the build."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import dbt.cli.main
+import duckdb
+
+import warehouse.build
+from warehouse import db
+from warehouse.build import build
+from warehouse.db import memory_bound_mb
+from warehouse.paths import database_target
+
+
+def _limit_seen_by_another_connection() -> str:
+    """What a connection dbt opens in this process sees (the same DuckDB instance as the build's)."""
+    with duckdb.connect(database_target()) as connection:
+        return connection.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+
+def test_dbt_runs_under_the_bound_and_again_without_it_when_it_runs_out(home, monkeypatch):
+    seen = []
+
+    class OutOfMemoryOnce:
+        def invoke(self, args):
+            seen.append(_limit_seen_by_another_connection())
+            if len(seen) == 1:
+                node = SimpleNamespace(message="Out of Memory Error: failed to allocate data of size 32.0 KiB")
+                return SimpleNamespace(success=False, exception=None, result=SimpleNamespace(results=[node]))
+            return SimpleNamespace(success=True, exception=None, result=SimpleNamespace(results=[]))
+
+    monkeypatch.setattr(dbt.cli.main, "dbtRunner", OutOfMemoryOnce)
+    monkeypatch.setattr(warehouse.build, "price_series", lambda connection: [])
+    build()
+    with db.connect() as connection:
+        default = connection.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    assert seen == ["183.1 MiB", default] and default != "183.1 MiB"  # 192 MB, in DuckDB's words; then its own
+
+
+def test_a_build_that_fails_otherwise_is_not_run_again(home, monkeypatch):
+    calls = []
+
+    class Failing:
+        def invoke(self, args):
+            calls.append(args)
+            node = SimpleNamespace(message="Binder Error: column x not found")
+            return SimpleNamespace(success=False, exception=None, result=SimpleNamespace(results=[node]))
+
+    monkeypatch.setattr(dbt.cli.main, "dbtRunner", Failing)
+    try:
+        build()
+    except RuntimeError as error:
+        assert "dbt build failed" in str(error)
+    assert len(calls) == 1
+
+
+def test_the_bound_grows_with_the_offers_from_a_floor():
+    assert memory_bound_mb(0) == memory_bound_mb(300_000) == 192  # a build of 300,000 offers runs in 128 MB
+    assert memory_bound_mb(6_000_000) == 2929 and memory_bound_mb(18_000_000) == 8789  # 512 bytes an offer
