@@ -218,11 +218,13 @@ def write_series_marts(plan: BuildPlan) -> int:
         return written
 
 
-def load_dbt_in_background() -> None:
+def load_dbt_in_background() -> threading.Thread:
     """Import dbt (2-3 s of Python) on a thread while the caller does work that is mostly native (polars, DuckDB)
-    before it builds: `gpuprices import prices` checks and loads its file meanwhile. build() then finds it loaded
-    (or waits on Python's import lock for the rest)."""
-    threading.Thread(target=importlib.import_module, args=("dbt.cli.main",), name="load-dbt", daemon=True).start()
+    before it builds: `gpuprices import prices` loads its file meanwhile. build() then finds it loaded (or waits on
+    Python's import lock for the rest). The caller joins the thread before it exits."""
+    thread = threading.Thread(target=importlib.import_module, args=("dbt.cli.main",), name="load-dbt", daemon=True)
+    thread.start()
+    return thread
 
 
 def run_unit_tests() -> int:

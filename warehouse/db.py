@@ -142,16 +142,21 @@ def connect(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
             connection.close()
 
 
-# A large write's DuckDB memory bound. A DuckDB allowed 80% of RAM keeps what a write works with and every block it
-# writes cached until the end: a 300,000-offer import held ~250 MB for its insert, and a small warehouse's build
-# several times what it needs (300,000 offers: ~370 MB; the 30-day bench's 505,000: ~800 MB), when the build runs in
-# 96-128 MB at no cost in time (`gpuprices bench import`, docs/operations.md#benchmarks). The bound grows with the
-# offers, so a large warehouse keeps most of DuckDB's default.
+# A write's DuckDB memory bound, for a small warehouse. A DuckDB allowed 80% of RAM keeps what a write works with
+# and every block it writes cached until the end: a 300,000-offer import held ~250 MB for its insert, and a small
+# warehouse's build several times what it needs (300,000 offers: ~370 MB; the 30-day bench's 505,000: ~800 MB),
+# when both build in 96-128 MB at no cost in time (`gpuprices bench import`, docs/operations.md#benchmarks). A large
+# warehouse keeps DuckDB's default: under a bound of 512 B an offer, the 3-year bench's full rebuild (18M offers)
+# took 208.5 s instead of 171.5 (int_offers__daily writes 17.8M rows: 88 s instead of 59).
 MEMORY_BOUND_FLOOR_MB = 192
 MEMORY_BOUND_PER_OFFER_BYTES = 512
+MEMORY_BOUND_UP_TO_OFFERS = 2_000_000  # ~1 GB of bound; past it, the cache is worth more than the footprint
 
 
-def memory_bound_mb(offers: int) -> int:
+def memory_bound_mb(offers: int) -> int | None:
+    """The bound for a warehouse of `offers` offers, or None (DuckDB's own limit) past MEMORY_BOUND_UP_TO_OFFERS."""
+    if offers > MEMORY_BOUND_UP_TO_OFFERS:
+        return None
     return max(MEMORY_BOUND_FLOOR_MB, offers * MEMORY_BOUND_PER_OFFER_BYTES // 2**20)
 
 
@@ -160,6 +165,7 @@ def memory_bound(connection: duckdb.DuckDBPyConnection, offers: int) -> Iterator
     """DuckDB's memory limit at memory_bound_mb(offers) while the block runs, for every connection to this database
     (dbt's too: the setting is the instance's), and DuckDB's own limit again after. Only around one writer's work:
     the bound holds for all of the instance. Yields a function that lifts the bound early."""
+    bound = memory_bound_mb(offers)
     default = connection.execute("SELECT current_setting('memory_limit')").fetchone()[0]
 
     def lift() -> None:
@@ -168,7 +174,10 @@ def memory_bound(connection: duckdb.DuckDBPyConnection, offers: int) -> Iterator
         connection.execute(f"SET memory_limit = '{default}'")
         connection.execute("RESET memory_limit")
 
-    connection.execute(f"SET memory_limit = '{memory_bound_mb(offers)}MB'")
+    if bound is None:
+        yield lambda: None
+        return
+    connection.execute(f"SET memory_limit = '{bound}MB'")
     try:
         yield lift
     finally:

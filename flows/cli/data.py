@@ -166,11 +166,19 @@ def cmd_quotes(args) -> int:
 
 
 def cmd_import_prices(args) -> int:
+    loading_dbt = []  # dbt loads on a thread once the file is checked (the build follows); waited for on every path
+    try:
+        return _import_prices(args, None if args.no_build else lambda: loading_dbt.append(load_dbt_in_background()))
+    finally:
+        for thread in loading_dbt:
+            thread.join()
+
+
+def _import_prices(args, on_checked) -> int:
     try:
         columns = parse_columns(args.columns) if args.columns is not None else None
         result = import_prices(Path(args.file), args.source, args.format, args.market, args.currency,
-                               bad_rows=args.bad_rows, columns=columns, gpu=args.gpu,
-                               on_checked=None if args.no_build else load_dbt_in_background)
+                               bad_rows=args.bad_rows, columns=columns, gpu=args.gpu, on_checked=on_checked)
     except ImportFileError as error:
         print(f"gpuprices import prices: {args.file}: {listed_one_line(error)}", file=sys.stderr)
         return 2

@@ -6,6 +6,8 @@ history (recordings/retail_history/, provenance in its README)."""
 from __future__ import annotations
 
 import gzip
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -13,6 +15,8 @@ import duckdb
 import pytest
 from conftest import gpuprices
 
+import flows.cli.data
+import warehouse.imports
 from config.settings import PROJECT_ROOT
 from flows.cli.main import main as cli
 from warehouse.imports import ImportFileError, import_prices, parse_columns
@@ -391,8 +395,6 @@ def test_the_field_rules_give_the_same_result_chunk_by_chunk(home, tmp_path, mon
 
 
 def test_an_import_writes_under_a_memory_bound_and_gives_the_limit_back(home, tmp_path, monkeypatch):
-    import warehouse.imports
-
     history = tmp_path / "bound.csv"
     history.write_text(HEADER + "2026-01-01,Tesla T4,retail_new,1500,USD,,,,\n")
     seen, checked = [], []
@@ -414,3 +416,23 @@ def test_an_import_writes_under_a_memory_bound_and_gives_the_limit_back(home, tm
     with pytest.raises(ImportFileError):
         import_prices(refused, "other-history", on_checked=lambda: checked.append("refused file"))
     assert checked == [[]]  # a file that cannot load starts nothing
+
+
+def test_the_command_loads_dbt_once_the_file_is_checked_and_waits_for_it_on_every_path(home, tmp_path, monkeypatch):
+    def slow_load():  # dbt may be loaded already in this process: a thread that takes its time instead
+        thread = threading.Thread(target=time.sleep, args=(0.5,), name="load-dbt")
+        thread.start()
+        return thread
+
+    monkeypatch.setattr(flows.cli.data, "load_dbt_in_background", slow_load)
+    builds = []
+    monkeypatch.setattr(flows.cli.data, "dbt_build", lambda: builds.append(
+        [thread.name for thread in threading.enumerate() if thread.name == "load-dbt"]))
+    history = tmp_path / "dbt.csv"
+    history.write_text(HEADER + "2026-01-01,Tesla T4,retail_new,1500,USD,,,,\n")
+    arguments = ["import", "prices", str(history), "--source", "shop-history"]
+    assert cli(arguments) == 0 and builds == [["load-dbt"]]  # built while dbt was still loading
+    assert cli(arguments) == 0 and len(builds) == 1  # already imported: no build, and the loading thread joined
+    assert not [thread for thread in threading.enumerate() if thread.name == "load-dbt"]
+    assert cli(["import", "prices", str(tmp_path / "missing.csv"), "--source", "shop-history"]) == 2
+    assert len(builds) == 1 and not [thread for thread in threading.enumerate() if thread.name == "load-dbt"]
