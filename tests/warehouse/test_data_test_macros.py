@@ -21,16 +21,25 @@ def _render_test(name: str, **arguments) -> str:
 
 @pytest.mark.parametrize(("rows", "failures"), [
     ([(1, "a", "x"), (1, "b", "x"), (2, "a", "x")], []),
-    ([(1, "a", "x"), (1, "a", "y"), (2, "a", "x")], [(1, "a", 2)]),
-    ([(1, None, "x"), (1, None, "y")], [(1, None, 2)]),  # NULLs group together, as in GROUP BY
+    ([(1, "a", "x"), (1, "a", "y"), (2, "a", "x")], [("unique_combination", "day, offer", 1)]),
+    ([(1, "a", "x"), (1, "a", "y"), (2, "b", "x"), (2, "b", "z"), (2, "b", "w")],
+     [("unique_combination", "day, offer", 2)]),
+    ([(1, None, "x"), (1, None, "y")], [("unique_combination", "day, offer", 1)]),  # NULLs group together
 ])
-def test_unique_combination_reports_each_repeated_combination_once(rows, failures):
+def test_the_grain_rule_counts_each_repeated_combination_once(rows, failures):
     connection = duckdb.connect()
     connection.execute("CREATE TABLE offers (day INTEGER, offer VARCHAR, note VARCHAR)")
     connection.executemany("INSERT INTO offers VALUES (?, ?, ?)", rows)
-    sql = _render_test("unique_combination", model="offers", columns=["day", "offer"])
+    sql = _render_test("column_values", model="offers", unique_combination=["day", "offer"])
     assert sorted(connection.execute(sql).fetchall()) == failures
 
+
+def test_the_grain_and_the_value_rules_report_together():
+    connection = duckdb.connect()
+    connection.execute("CREATE TABLE offers AS SELECT * FROM (VALUES (1, 'a', 0.0), (1, 'a', 2.0)) AS t(day, offer, price)")
+    sql = _render_test("column_values", model="offers", unique_combination=["day", "offer"], positive=["price"])
+    assert sorted(connection.execute(sql).fetchall()) == [
+        ("positive", "price", 1), ("unique_combination", "day, offer", 1)]
 
 
 @pytest.mark.parametrize(("rows", "failures"), [
