@@ -117,8 +117,8 @@ def first_rows_of_bundled_history(path: Path, rows: int = 330_000) -> int:
 
 
 def machine_speed_s() -> float:
-    """Seconds for 20M additions in a pure-Python loop: how fast the machine runs right now (this 2-core machine
-    measured 1.9-3.6 s over one day), printed beside the figures so that runs of different hours compare."""
+    """Seconds for 20M additions in a pure-Python loop: how fast the machine runs right now (on this 2-core machine
+    it varies by a third from hour to hour), printed beside the figures so that runs of different hours compare."""
     started = time.perf_counter()
     total = 0
     for number in range(20_000_000):
@@ -157,8 +157,8 @@ def bench_import(rows: int = 330_000, file: Path | None = None, keep: bool = Fal
                 f"{'OK' if seconds <= TARGET_SECONDS else 'OVER'}; peak memory {peak_mb:.0f} MB (target <= "
                 f"{TARGET_PEAK_MB:.0f} MB): {'OK' if peak_mb <= TARGET_PEAK_MB else 'OVER'}",
                 f"    (wall time of the command, Python start-up included, on {os.cpu_count()} cores; load average "
-                f"{os.getloadavg()[0]:.1f}; machine speed just before: {speed:.2f} s for 20M Python additions, "
-                "1.9-3.6 s over a day here: the figures move with it)",
+                f"{os.getloadavg()[0]:.1f}; machine speed just before: {speed:.2f} s for 20M Python additions: the "
+                "figures move with it)",
             ]
         if keep:
             lines.append(f"  kept: {work}")
