@@ -33,10 +33,6 @@ PARSE_CACHE = PROJECT_ROOT / ".cache" / "dbt" / PARSE_STATE
 RETIRED_MODELS = ("intermediate.int_gpu_purchase_prices_daily", "intermediate.int_gpu_price_links__daily")
 
 
-def _ran_out_of_memory(result) -> bool:
-    return any("Out of Memory Error" in (node.message or "") for node in getattr(result.result, "results", None) or [])
-
-
 # Past this many changed days an incremental build is no cheaper than a full one (an ECB history backfill, a
 # re-parse of everything): build it all.
 MAX_INCREMENTAL_DAYS = 120
@@ -238,6 +234,10 @@ def run_unit_tests() -> int:
     if not result.success:
         raise RuntimeError("dbt unit tests failed: see " + str(data_home() / "dbt" / "logs" / "dbt.log"))
     return len(result.result.results) if result.result is not None else 0
+
+
+def _ran_out_of_memory(result) -> bool:
+    return any("Out of Memory Error" in (node.message or "") for node in getattr(result.result, "results", None) or [])
 
 
 def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: bool = False) -> BuildPlan:

@@ -145,7 +145,7 @@ def connect(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
 # A write's DuckDB memory bound, for a small warehouse. A DuckDB allowed 80% of RAM keeps what a write works with
 # and every block it writes cached until the end: a 300,000-offer import held ~250 MB for its insert, and a small
 # warehouse's build several times what it needs (300,000 offers: ~370 MB; the 30-day bench's 505,000: ~800 MB),
-# when both build in 96-128 MB at no cost in time (`gpuprices bench import`, docs/operations.md#benchmarks). A large
+# when those builds run in 128-160 MB no slower (`gpuprices bench import`, docs/operations.md#benchmarks). A large
 # warehouse keeps DuckDB's default: under a bound of 512 B an offer, the 3-year bench's full rebuild (18M offers)
 # took 208.5 s instead of 171.5 (int_offers__daily writes 17.8M rows: 88 s instead of 59).
 MEMORY_BOUND_FLOOR_MB = 192
