@@ -277,9 +277,8 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
         connection.execute("DELETE FROM meta.build_in_progress")
         connection.execute("INSERT INTO meta.build_in_progress VALUES (?, ?)",
                            [plan.full_refresh, [] if plan.full_refresh else sorted(plan.rebuild_dates)])
-        offers = connection.execute("SELECT count(*) FROM raw.offers").fetchone()[0]
         try:
-            with db.memory_bound(connection, offers) as lift_bound:  # for dbt's nodes too
+            with db.memory_bound(connection) as lift_bound:  # for dbt's nodes too
                 result = _invoke_dbt(dbtRunner, args)
                 if not result.success and _ran_out_of_memory(result):  # a query that cannot spill (windows, medians)
                     progress("dbt build ran out of its memory bound; again, with DuckDB's default...")

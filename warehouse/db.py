@@ -161,11 +161,13 @@ def memory_bound_mb(offers: int) -> int | None:
 
 
 @contextlib.contextmanager
-def memory_bound(connection: duckdb.DuckDBPyConnection, offers: int) -> Iterator[Callable[[], None]]:
-    """DuckDB's memory limit at memory_bound_mb(offers) while the block runs, for every connection to this database
-    (dbt's too: the setting is the instance's), and DuckDB's own limit again after. Only around one writer's work:
-    the bound holds for all of the instance. Yields a function that lifts the bound early."""
-    bound = memory_bound_mb(offers)
+def memory_bound(connection: duckdb.DuckDBPyConnection, new_offers: int = 0) -> Iterator[Callable[[], None]]:
+    """DuckDB's memory limit at memory_bound_mb(the warehouse's offers + `new_offers`, those the block adds) while
+    the block runs, for every connection to this database (dbt's too: the setting is the instance's), and DuckDB's
+    own limit again after. Only around one writer's work: the bound holds for all of the instance. Yields a function
+    that lifts the bound early."""
+    offers = connection.execute("SELECT count(*) FROM raw.offers").fetchone()[0]
+    bound = memory_bound_mb(offers + new_offers)
     default = connection.execute("SELECT current_setting('memory_limit')").fetchone()[0]
 
     def lift() -> None:
