@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import fcntl
 import gzip
 import json
 import os
@@ -124,6 +125,20 @@ def gpuprices(home: Path, *args: str, check: bool = True) -> subprocess.Complete
     return result
 
 
+def sql_rows(home: Path, query: str) -> list[dict]:
+    """A query's rows as `gpuprices sql --json` prints them (its column naming and JSON, its read-only connection),
+    run in this process: a CLI process per query cost ~1.5 s, and the end-to-end tests run hundreds of queries.
+    The command itself is tested through the CLI (tests/flows/test_cli_errors.py, test_sql_allow_files.py)."""
+    from config.settings import use_data_home
+    from flows.cli.common import json_text, unique_names
+    from warehouse import db
+
+    with use_data_home(home), db.connect(read_only=True) as connection:
+        result = connection.execute(query)
+        keys = unique_names([column[0] for column in result.description])
+        return [json.loads(json_text(dict(zip(keys, row, strict=True)))) for row in result.fetchall()]
+
+
 def everything_left_behind(home: Path, console: str) -> dict[str, bytes]:
     """Where a run could have written a secret, as bytes to search: the console, every file of the data home
     (gzip bodies unpacked) and every VARCHAR column of every table of the warehouse."""
@@ -152,11 +167,38 @@ def row_counts(home: Path) -> dict:
 
 
 @pytest.fixture(scope="session")
-def warehouse(tmp_path_factory) -> Path:
-    """The README's offline run (four replay days) on a fresh data home, shared by the end-to-end tests."""
-    home = tmp_path_factory.mktemp("offline")
-    gpuprices(home, "run", "--offline", "--since", SINCE)
+def warehouse(tmp_path_factory, worker_id) -> Path:
+    """The README's offline run (four replay days) on a fresh data home, shared by the end-to-end tests of every
+    xdist worker: the first worker to need it runs it while the others wait (a lock in the session's shared
+    temporary folder), so the session runs it once, not once per worker. Tests only read it (several processes
+    may read it at once); one that writes takes a copy (own_warehouse)."""
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":  # each worker's base is a folder of the session's
+        shared = shared.parent
+    home, outcome = shared / "offline-run", shared / "offline-run.outcome"
+    with (shared / "offline-run.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not outcome.exists():
+            try:
+                gpuprices(home, "run", "--offline", "--since", SINCE)
+            except BaseException as error:
+                outcome.write_text(f"failed on another worker: {error}"[:20000])
+                raise
+            outcome.write_text("ok")
+    if outcome.read_text() != "ok":
+        raise RuntimeError(outcome.read_text())
     return home
+
+
+@pytest.fixture
+def own_warehouse(warehouse, tmp_path) -> Path:
+    """A copy of the shared offline run's data home, for a test that writes to it (runs, builds): a writer holds
+    the DuckDB file alone, and the shared one stays as the run left it. Without its Parquet export (~14,000 files:
+    most of the copy's time), which a run writes anew."""
+    copy = tmp_path / "offline-run"
+    shutil.copytree(warehouse, copy, symlinks=True,
+                    ignore=lambda folder, _names: ["export"] if Path(folder) == warehouse else [])
+    return copy
 
 
 def pytest_sessionfinish(session, exitstatus):

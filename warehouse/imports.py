@@ -192,11 +192,20 @@ def _price(text) -> Decimal:
     return value
 
 
+# A listing's whole title fits (Amazon's run to ~250 characters); past it a value is not a name, and reading a model
+# out of it would take the catalogue match seconds per megabyte.
+MAX_GPU_NAME_CHARACTERS = 500
+
+
 @functools.cache  # a history repeats one name thousands of times
 def _gpu(name: str, provider: str) -> tuple[str, str]:
     name = " ".join((name or "").split())  # "RTX  4090" is the offer "RTX 4090"
     if not name:
         raise ValueError("no GPU named")
+    if len(name) > MAX_GPU_NAME_CHARACTERS:
+        shown = 60  # the message is copied into the problem's row and detail: not the whole value
+        raise ValueError(f"gpu {name[:shown]!r}... ({len(name) - shown} characters left out) is not a GPU name (at "
+                         f"most {MAX_GPU_NAME_CHARACTERS} characters)")
     gpu_id = resolve_gpu_id(name, provider) or resolve_gpu_id(name)
     if gpu_id is None:
         raise ValueError(f"gpu {name!r} is not a GPU the alias table or the GPU catalogue knows "

@@ -16,6 +16,7 @@ from conftest import (
     SINCE,
     gpuprices,
     row_counts,
+    sql_rows,
 )
 
 from dashboards import data as dashboard_data
@@ -54,11 +55,11 @@ def test_the_run_report_times_every_stage_and_every_source(warehouse):
     assert all(sum(s["stage_seconds"].values()) <= report["stage_seconds"]["collect"] for s in loaded)
 
 
-def test_running_it_again_changes_no_row_count(warehouse):
-    before = row_counts(warehouse)
-    result = gpuprices(warehouse, "run", "--offline", "--since", SINCE)
+def test_running_it_again_changes_no_row_count(own_warehouse):
+    before = row_counts(own_warehouse)
+    result = gpuprices(own_warehouse, "run", "--offline", "--since", SINCE)
     assert "already_loaded" in result.stdout
-    assert row_counts(warehouse) == before
+    assert row_counts(own_warehouse) == before
 
 
 def test_status_reports_freshness_quarantine_and_unmatched_names(warehouse):
@@ -114,9 +115,6 @@ def test_generated_docs_match_the_real_warehouse_and_the_code(warehouse):
 
 
 # -- analytics marts and the estimator, on the same warehouse ----------------------------------------------------------
-def sql_rows(home: Path, query: str) -> list[dict]:
-    return [json.loads(line) for line in gpuprices(home, "sql", "--json", query).stdout.splitlines()]
-
 
 def estimate_json(home: Path, *args: str):
     return json.loads(gpuprices(home, "estimate", *args, "--json").stdout)
@@ -506,18 +504,18 @@ def test_estimate_resolves_aliases_counts_recomputation_and_takes_a_stated_throu
         assert float(credible["price"]) == pytest.approx(float(offer["price"]))
 
 
-def test_assumptions_are_configurable_per_build(warehouse):
-    # last in this module: it rebuilds one mart with another A100 efficiency, then puts the defaults back
-    default = estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"]
+def test_assumptions_are_configurable_per_build(own_warehouse):
+    # it rebuilds one mart with another A100 efficiency, then puts the defaults back
+    default = estimate_json(own_warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"]
     try:
-        gpuprices(warehouse, "build", "--select", "estimate_assumptions", "--vars", "{efficiency_ampere: 0.35}")
-        assert sql_rows(warehouse, "select value from marts.estimate_assumptions "
-                                   "where name = 'efficiency_ampere'")[0]["value"] == 0.35
-        changed = estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"]
+        gpuprices(own_warehouse, "build", "--select", "estimate_assumptions", "--vars", "{efficiency_ampere: 0.35}")
+        assert sql_rows(own_warehouse, "select value from marts.estimate_assumptions "
+                                       "where name = 'efficiency_ampere'")[0]["value"] == 0.35
+        changed = estimate_json(own_warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"]
         assert changed == pytest.approx(default * 0.35 / 0.46, rel=1e-12)
     finally:
-        gpuprices(warehouse, "build", "--select", "estimate_assumptions")
-    assert estimate_json(warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"] == default
+        gpuprices(own_warehouse, "build", "--select", "estimate_assumptions")
+    assert estimate_json(own_warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"] == default
 
 
 def test_euro_prices_get_usd_at_the_ecb_rate_of_their_day(warehouse):
@@ -723,9 +721,9 @@ def test_thirty_rental_providers_marketplaces_apart_and_aggregator_copies_counte
     assert clouds_only.rent_best and {r["channel"] for r in clouds_only.rent_best} == {"cloud"}
 
 
-def test_the_models_unit_tests_pass_on_the_built_warehouse(warehouse):
+def test_the_models_unit_tests_pass_on_the_built_warehouse(own_warehouse):
     """The daily build leaves the formulas' unit tests out (they test the SQL, not the day's data); they run here."""
-    found = re.search(r"dbt unit tests: (\d+) passed", gpuprices(warehouse, "build", "--unit-tests").stdout)
+    found = re.search(r"dbt unit tests: (\d+) passed", gpuprices(own_warehouse, "build", "--unit-tests").stdout)
     assert found and int(found.group(1)) >= 35  # every unit test of models/*/*.yml
 
 

@@ -9,13 +9,10 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import gpuprices
+from conftest import gpuprices, sql_rows
 
 pytestmark = pytest.mark.slow  # an offline run
 
-
-def sql_rows(home: Path, query: str) -> list[dict]:
-    return [json.loads(line) for line in gpuprices(home, "sql", "--json", query).stdout.splitlines()]
 
 
 def estimate_json(home: Path, *args: str):

@@ -187,6 +187,23 @@ def test_refuse_is_the_default_and_names_the_counts_and_the_lines(home, tmp_path
     assert (loaded.offers_loaded, loaded.rows_quarantined) == (2, 1)
 
 
+def test_a_gpu_value_longer_than_a_listing_title_is_a_bad_row_not_read_for_a_model(home, tmp_path):
+    """A long title names its card; a longer value is not a name, though it holds one (reading a model out of
+    megabytes took the catalogue match half a minute), and its reason does not copy it whole."""
+    limit = warehouse.imports.MAX_GPU_NAME_CHARACTERS
+    title = "MSI GeForce RTX 4090 Suprim X 24G"
+    history = tmp_path / "titles.csv"
+    history.write_text("observed_at,gpu,market,price,currency,title\n"
+                       + f"2026-02-01,{(title + ' ').ljust(limit, 'x')},retail_new,1899,USD,t\n"
+                       + f"2026-02-02,{(title + ' ').ljust(limit + 1, 'x')},retail_new,1879,USD,t\n")
+    result = import_prices(history, "shop-history", bad_rows="quarantine")
+    assert (result.offers_loaded, result.rows_quarantined) == (1, 1)
+    assert rows(home, "SELECT gpu_id FROM raw.offers") == [("rtx-4090-24gb",)]
+    [reason] = result.first_reasons
+    assert reason.startswith(f"line 3: gpu '{title}") and "characters left out) is not a GPU name" in reason
+    assert len(reason) < 200
+
+
 def test_gpu_names_a_one_gpu_file_and_a_keepa_export_without_its_name(home, tmp_path):
     one_gpu = tmp_path / "t4_prices.csv"
     one_gpu.write_text("observed_at,market,price,currency\n2026-03-01,retail_new,1500,USD\n")
