@@ -50,16 +50,16 @@ TABLE_CATEGORICAL_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
 
 @functools.cache
 def yaml_accepted_values() -> dict[tuple[str, str], tuple[str, ...]]:
-    """(mart, column) -> the values its YAML's accepted_values data test allows (models/marts/*.yml)."""
+    """(mart, column) -> the values its YAML allows: the accepted_values of the model's column_values data test
+    (models/marts/*.yml, macros/test_column_values.sql)."""
     found = {}
     for path in sorted((PROJECT_ROOT / "models" / "marts").glob("*.yml")):
         for model in (yaml.safe_load(path.read_text()) or {}).get("models", []):
-            for column in model.get("columns", []):
-                for test in column.get("data_tests", []):
-                    if isinstance(test, dict) and "accepted_values" in test:
-                        spec = test["accepted_values"]
-                        values = spec.get("arguments", spec)["values"]
-                        found[(model["name"], column["name"])] = tuple(str(value) for value in values)
+            for test in model.get("data_tests", []):
+                if isinstance(test, dict) and "column_values" in test:
+                    accepted = test["column_values"].get("arguments", {}).get("accepted_values", {})
+                    for column, values in accepted.items():
+                        found[(model["name"], column)] = tuple(str(value) for value in values)
     return found
 
 

@@ -57,3 +57,16 @@ def test_column_values_names_each_rule_and_column_broken_and_how_many_rows(rows,
     sql = _render_test("column_values", model="offers", not_null=["day", "offer"], positive=["price"],
                        non_negative=["day"])
     assert sorted(connection.execute(sql).fetchall()) == failures
+
+
+def test_accepted_values_counts_the_rows_set_to_another_value_and_quotes_the_values():
+    connection = duckdb.connect()
+    connection.execute("CREATE TABLE offers (channel VARCHAR, shop VARCHAR)")
+    connection.executemany("INSERT INTO offers VALUES (?, ?)", [
+        ("cloud", "Bob's"), ("retail", "Bob's"), ("Retail", None), (None, "Bobs"), (None, "Bob''s")])
+    sql = _render_test("column_values", model="offers", not_null=["channel"],
+                       accepted_values={"channel": ["cloud", "retail"], "shop": ["Bob's", "Ann"]})
+    assert sorted(connection.execute(sql).fetchall()) == [  # NULL is not_null's to catch, as in dbt's accepted_values
+        ("accepted_values", "channel", 1), ("accepted_values", "shop", 2), ("not_null", "channel", 2)]
+    sql = _render_test("column_values", model="offers", accepted_values={"channel": ["cloud", "retail", "Retail"]})
+    assert connection.execute(sql).fetchall() == []
