@@ -16,11 +16,12 @@ import json
 from decimal import Decimal, InvalidOperation
 from urllib.parse import quote
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.cloud.azure_vm_sizes import is_gpu_vm_size, vm_sizes
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
 from scrapers.offline import Generated
 
 API_URL = "https://prices.azure.com/api/retail/prices"
@@ -32,7 +33,7 @@ MAX_PAGES = 500
 RESERVATION_TERMS = {"1 Year": ("reserved_1y", 12), "3 Years": ("reserved_3y", 36)}
 
 
-class AzureRetailPrices(Source):
+class AzureRetailPrices(JsonApiSource):
     id = "azure"
     provider = "azure"
     description = "Azure Retail Prices API: GPU VM sizes (N-series)"
@@ -49,30 +50,24 @@ class AzureRetailPrices(Source):
     )
     offline = Generated("dev.recordings.from_skypilot:azure_price_pages",
                         "Retail Prices API pages rebuilt from each dated SkyPilot Azure catalog")
+    api_url = FIRST_PAGE_URL
+    records_key = "Items"
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
-        documents: list[RawDocument] = []
-        url: str | None = FIRST_PAGE_URL
-        seen: set[str] = set()
-        while url:
-            if url in seen or len(documents) >= MAX_PAGES:
-                raise ParseError(f"azure: NextPageLink loops or exceeds {MAX_PAGES} pages at {url}")
-            seen.add(url)
-            document = await client.get(url, allowed_hosts=self.hosts)
-            documents.append(document)
-            url = _load_page(document).get("NextPageLink") or None
-        return documents
+    def load(self, document: RawDocument) -> dict:
+        """A page's JSON, checked to hold an Items list (read for NextPageLink while fetching, then parsed)."""
+        page = super().load(document)
+        if not isinstance(page, dict) or not isinstance(page.get("Items"), list):
+            keys = list(page)[:8] if isinstance(page, dict) else type(page).__name__
+            raise ParseError(f"azure: page {document.url} has no Items list (keys: {keys})")
+        return page
 
-    def parse(self, documents: list[RawDocument]) -> list[Offer]:
-        offers: list[Offer] = []
-        for index, document in enumerate(documents):
-            for item in _load_page(document)["Items"]:
-                offer = self._parse_item(item, index)
-                if offer is not None:
-                    offers.append(offer)
-        return offers
+    def next_url(self, document: RawDocument, documents: list[RawDocument]) -> str | None:
+        url = self.load(document).get("NextPageLink") or None
+        if url and (len(documents) >= MAX_PAGES or any(fetched.url == url for fetched in documents)):
+            raise ParseError(f"azure: NextPageLink loops or exceeds {MAX_PAGES} pages at {url}")
+        return url
 
-    def _parse_item(self, item: dict, document_index: int) -> Offer | None:
+    def parse_record(self, item: dict, document_index: int, number: int) -> list[Offer]:
         try:
             sku = item["armSkuName"]
             product = item["productName"]
@@ -85,13 +80,13 @@ class AzureRetailPrices(Source):
         except KeyError as missing:
             raise ParseError(f"azure: item without {missing}: {json.dumps(item)[:300]}") from None
         if item.get("serviceName", "Virtual Machines") != "Virtual Machines" or not is_gpu_vm_size(sku):
-            return None
+            return []
         if "Windows" in product or product.endswith(" Win") or "Cloud Services" in product:
-            return None  # licence-inclusive or classic Cloud Services meters: not the Linux VM price
+            return []  # licence-inclusive or classic Cloud Services meters: not the Linux VM price
         if "Low Priority" in sku_name or "Low Priority" in meter:
-            return None  # retired low-priority VMs; spot replaced them
+            return []  # retired low-priority VMs; spot replaced them
         if item.get("unitOfMeasure") != "1 Hour":
-            return None
+            return []
         try:
             price = Decimal(str(raw_price))
         except InvalidOperation:
@@ -108,11 +103,11 @@ class AzureRetailPrices(Source):
             pricing_type, term_months = RESERVATION_TERMS[term]
             price_unit = "instance_term"
         else:
-            return None  # DevTestConsumption and other non-public price types
+            return []  # DevTestConsumption and other non-public price types
 
         known = vm_sizes().get(sku)
         gpu_name, gpu_count = known if known else (sku, None)  # unknown N-series size: kept, reported unmatched
-        return Offer(
+        return [Offer(
             source=self.id,
             channel="cloud",
             provider=self.provider,
@@ -129,14 +124,4 @@ class AzureRetailPrices(Source):
             region=region,
             instance_type=sku,
             document_index=document_index,
-        )
-
-
-def _load_page(document: RawDocument) -> dict:
-    try:
-        page = json.loads(document.body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ParseError(f"azure: page {document.url} is not JSON ({error})") from None
-    if not isinstance(page, dict) or not isinstance(page.get("Items"), list):
-        raise ParseError(f"azure: page {document.url} has no Items list (keys: {list(page)[:8]})")
-    return page
+        )]

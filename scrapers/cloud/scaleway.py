@@ -30,12 +30,13 @@ import os
 import re
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import memory_class_gb, resolve_gpu_id
-from scrapers.http import HttpClient, RawDocument
+from scrapers.http import RawDocument
+from scrapers.json_api import JsonApiSource
 from scrapers.offline import Recording, Served
-from scrapers.parsing import field, load_json, money
+from scrapers.parsing import field, money
 
 API_BASE = "https://api.scaleway.com/instance/v1/zones"
 PER_PAGE = 100  # the API's maximum
@@ -45,6 +46,7 @@ DEFAULT_ZONES = ("fr-par-1", "fr-par-2", "fr-par-3", "nl-ams-1", "nl-ams-2", "nl
                  "pl-waw-3")
 TOKEN_ENV = "SCW_SECRET_KEY"
 _ZONE = re.compile(r"/zones/([a-z]{2}-[a-z]{3}-\d+)/")
+_PAGE = re.compile(r"[?&]page=(\d+)")
 _GIB = 1024**3
 
 
@@ -55,6 +57,11 @@ def servers_url(zone: str, page: int) -> str:
 def zone_of(url: str) -> str | None:
     match = _ZONE.search(url)
     return match.group(1) if match else None
+
+
+def page_of(url: str) -> int | None:
+    match = _PAGE.search(url)
+    return int(match.group(1)) if match else None
 
 
 def gpu_raw_name(gpu_name: str, memory_bytes: object) -> str:
@@ -72,7 +79,7 @@ def interconnect_of(gpu_name: str) -> str | None:
     return "pcie" if "pcie" in lowered else None
 
 
-class Scaleway(Source):
+class Scaleway(JsonApiSource):
     id = "scaleway"
     provider = "scaleway"
     description = "Scaleway Instances GPU server types per zone (EUR per instance-hour)"
@@ -94,27 +101,30 @@ class Scaleway(Source):
     def __init__(self, zones: tuple[str, ...] | list[str] | None = None):
         self.zones = tuple(zones or DEFAULT_ZONES)
 
-    async def fetch(self, client: HttpClient) -> list[RawDocument]:
+    def urls(self) -> list[str]:
+        return [servers_url(zone, 1) for zone in self.zones]
+
+    def request_headers(self) -> dict[str, str] | None:
         key = os.environ.get(TOKEN_ENV)
-        headers = {"X-Auth-Token": key} if key else None
-        documents = []
-        for zone in self.zones:
-            for page in range(1, _MAX_PAGES + 1):
-                document = await client.get(servers_url(zone, page), allowed_hosts=self.hosts, headers=headers)
-                documents.append(document)
-                servers = self._servers(document)
-                if len(servers) < PER_PAGE:
-                    break
-        return documents
+        return {"X-Auth-Token": key} if key else None
+
+    def next_url(self, document: RawDocument, documents: list[RawDocument]) -> str | None:
+        # the body names no next page: a full page may have one; the zone and page are read back from our own URL
+        servers = self._servers(document)
+        zone, page = zone_of(document.url), page_of(document.url)
+        if len(servers) < PER_PAGE or zone is None or page is None or page >= _MAX_PAGES:
+            return None
+        return servers_url(zone, page + 1)
 
     def _servers(self, document: RawDocument) -> dict:
-        payload = load_json(document, self.id)
+        payload = self.load(document)
         servers = field(payload, "servers", self.id, document.url)
         if not isinstance(servers, dict):
             raise ParseError(f"{self.id}: 'servers' is {type(servers).__name__}, expected a map of type names")
         return servers
 
     def parse(self, documents: list[RawDocument]) -> list[Offer]:
+        # not parse_payload: a type met again on a later page of its zone is an error, so the pages are read together
         offers, seen = [], set()
         for index, document in enumerate(documents):
             zone = zone_of(document.url)
