@@ -201,6 +201,26 @@ def own_warehouse(warehouse, tmp_path) -> Path:
     return copy
 
 
+FIRST_FILE = "test_offline_end_to_end.py"  # its first test starts the session's shared offline run (warehouse)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The order xdist hands files out in (--dist loadfile --no-loadscope-reorder: as collected): first the file that
+    starts the shared offline run, then the files that do not read it, then those that do, so that while one worker
+    runs the offline run (~2 minutes) the other does not wait for it. In each group the files with the most slow
+    tests (CLI runs, builds, a browser) first, so that the last files handed out are short and the two workers end
+    together."""
+    files: dict = {}
+    for item in items:
+        group, slow = files.get(item.path, (1, 0))
+        if item.path.name == FIRST_FILE:
+            group = 0
+        elif "warehouse" in item.fixturenames:
+            group = 2
+        files[item.path] = (group, slow + (item.get_closest_marker("slow") is not None))
+    items.sort(key=lambda item: (files[item.path][0], -files[item.path][1]))
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Stop the Prefect servers while pytest's output streams are still open: left to the interpreter's exit, a
     temporary server's 'Stopping temporary server' log line is written to a closed stream (a logging error)."""

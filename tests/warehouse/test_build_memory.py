@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import dbt.cli.main
 import duckdb
 
 import warehouse.build
@@ -33,7 +32,7 @@ def test_dbt_runs_under_the_bound_and_again_without_it_when_it_runs_out(home, mo
                 return SimpleNamespace(success=False, exception=None, result=SimpleNamespace(results=[node]))
             return SimpleNamespace(success=True, exception=None, result=SimpleNamespace(results=[]))
 
-    monkeypatch.setattr(dbt.cli.main, "dbtRunner", OutOfMemoryOnce)
+    monkeypatch.setattr("dbt.cli.main.dbtRunner", OutOfMemoryOnce)
     monkeypatch.setattr(warehouse.build, "price_series", lambda connection: [])
     build()
     with db.connect() as connection:
@@ -50,7 +49,7 @@ def test_a_build_that_fails_otherwise_is_not_run_again(home, monkeypatch):
             node = SimpleNamespace(message="Binder Error: column x not found")
             return SimpleNamespace(success=False, exception=None, result=SimpleNamespace(results=[node]))
 
-    monkeypatch.setattr(dbt.cli.main, "dbtRunner", Failing)
+    monkeypatch.setattr("dbt.cli.main.dbtRunner", Failing)
     try:
         build()
     except RuntimeError as error:
@@ -72,7 +71,7 @@ def test_a_large_warehouse_builds_with_duckdbs_own_limit(home, monkeypatch):
             seen.append(_limit_seen_by_another_connection())
             return SimpleNamespace(success=True, exception=None, result=SimpleNamespace(results=[]))
 
-    monkeypatch.setattr(dbt.cli.main, "dbtRunner", Recording)
+    monkeypatch.setattr("dbt.cli.main.dbtRunner", Recording)
     monkeypatch.setattr(warehouse.build, "price_series", lambda connection: [])
     monkeypatch.setattr(warehouse.db, "MEMORY_BOUND_UP_TO_OFFERS", -1)  # any warehouse is large
     build()
