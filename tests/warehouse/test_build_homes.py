@@ -1,7 +1,7 @@
 """Builds of two data homes in one process each write their own warehouse: dbt sees every home's database by the
 same name (warehouse/build.py runs it from the database's folder, so its saved parse serves every home), and
 dbt-duckdb, which keeps one database open per process while the profile is unchanged, must not carry the first
-home's database into the second home's build."""
+home's database into the second home's build. And a view model's build replaces whatever relation holds its name."""
 
 from __future__ import annotations
 
@@ -57,3 +57,22 @@ def test_two_homes_built_in_one_process_each_hold_their_own_marts(tmp_path, monk
         assert providers_in_marts() == {provider}, home
     monkeypatch.setenv("GPUPRICES_HOME", str(tmp_path / "a"))
     assert providers_in_marts() == {"lambda"}  # the second build left the first home alone
+
+
+def test_a_view_model_replaces_a_table_of_its_name_and_stays_a_view_when_built_again(tmp_path, monkeypatch):
+    """Views are built in one statement (models/macros/materialization_view.sql). `create or replace view` cannot
+    replace a table, so a relation of another type under a view model's name (a model that was a table) is dropped
+    first."""
+    monkeypatch.setenv("GPUPRICES_HOME", str(tmp_path / "home"))
+    load_one_source("lambda")
+    with db.connect() as connection:
+        connection.execute("CREATE SCHEMA IF NOT EXISTS marts")
+        connection.execute("CREATE TABLE marts.source_runs AS SELECT 'left over' AS source")
+    build()
+    build(full_refresh=True)
+    with db.connect() as connection:
+        kinds = dict(connection.execute(
+            "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'marts' "
+            "AND table_name IN ('source_runs', 'source_freshness')").fetchall())
+        sources = {row[0] for row in connection.execute("SELECT DISTINCT source FROM marts.source_runs").fetchall()}
+    assert kinds == {"source_runs": "VIEW", "source_freshness": "VIEW"} and sources == {"lambda"}
