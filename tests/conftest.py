@@ -64,6 +64,19 @@ def retail_page(retailer: str, name: str) -> Path:
     return saved if saved.exists() else RECORDINGS / retailer / f"stale_capture_2020_{name}"
 
 
+class AnsweringClient:
+    """A stand-in HTTP client for a source's fetch: answers each URL from a map (url -> body) and records what was
+    asked, in order, as (url, headers); with `host`, every request must allow that host."""
+
+    def __init__(self, answers: dict[str, bytes], host: str | None = None):
+        self.answers, self.host, self.asked = answers, host, []
+
+    async def get(self, url, *, allowed_hosts, headers=None):
+        assert self.host is None or self.host in allowed_hosts
+        self.asked.append((url, headers))
+        return raw_document(self.answers[url], url=url)
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
     """A fresh, empty data home for one test."""

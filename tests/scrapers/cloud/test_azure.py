@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from conftest import document, raw_document
+from conftest import AnsweringClient, document, raw_document
 
 from scrapers.cloud.azure import FIRST_PAGE_URL, AzureRetailPrices
 from scrapers.errors import ParseError
@@ -87,3 +88,31 @@ def test_fetch_follows_next_page_link_through_every_page():
     assert sorted(requests) == sorted(pages)
     offers = AzureRetailPrices().parse(documents)
     assert len(offers) > 1500
+
+
+AZURE_HOST = "prices.azure.com"
+
+
+def azure_page(next_link: str | None) -> bytes:
+    return json.dumps({"BillingCurrency": "USD", "Items": [], "NextPageLink": next_link}).encode()
+
+
+def test_fetch_follows_next_page_link_until_null():
+    second = f"{FIRST_PAGE_URL}&$skip=100"
+    client = AnsweringClient({FIRST_PAGE_URL: azure_page(second), second: azure_page(None)}, AZURE_HOST)
+    documents = asyncio.run(AzureRetailPrices().fetch(client))
+    assert [url for url, _ in client.asked] == [FIRST_PAGE_URL, second] and len(documents) == 2
+
+
+def test_a_next_page_link_back_to_a_fetched_page_is_a_parse_error():
+    second = f"{FIRST_PAGE_URL}&$skip=100"
+    client = AnsweringClient({FIRST_PAGE_URL: azure_page(second), second: azure_page(FIRST_PAGE_URL)}, AZURE_HOST)
+    with pytest.raises(ParseError, match="loops"):
+        asyncio.run(AzureRetailPrices().fetch(client))
+    assert [url for url, _ in client.asked] == [FIRST_PAGE_URL, second]
+
+
+def test_a_page_without_items_stops_the_fetch():
+    client = AnsweringClient({FIRST_PAGE_URL: b'{"error": {"code": "TooManyRequests"}}'}, AZURE_HOST)
+    with pytest.raises(ParseError, match="no Items list"):
+        asyncio.run(AzureRetailPrices().fetch(client))

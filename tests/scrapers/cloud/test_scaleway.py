@@ -8,7 +8,7 @@ import json
 from decimal import Decimal
 
 import pytest
-from conftest import FIXTURES, document, raw_document
+from conftest import FIXTURES, AnsweringClient, document, raw_document
 
 from scrapers.cloud.scaleway import (
     PER_PAGE,
@@ -22,6 +22,7 @@ from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import RawDocument
 from warehouse.normalize import price_per_unit
 
+SCALEWAY_HOST = "api.scaleway.com"
 PAR2 = ("scaleway/servers_capture_2026-08-22_fr-par-2_page1_gpu_rows.json",
         "scaleway/servers_capture_2026-08-22_fr-par-2_page2_gpu_rows.json")
 PAR1 = ("scaleway/servers_capture_2025-09-05_fr-par-1_page1.json",
@@ -126,22 +127,11 @@ def test_a_type_on_two_pages_raises():
         Scaleway().parse([page, page])
 
 
-class _Pages:
-    """A stand-in client: answers each URL from a map and records what was asked."""
-
-    def __init__(self, answers: dict[str, bytes]):
-        self.answers, self.asked = answers, []
-
-    async def get(self, url, *, allowed_hosts, headers=None):
-        assert "api.scaleway.com" in allowed_hosts
-        self.asked.append((url, headers))
-        return raw_document(self.answers[url], url=url)
-
-
 def test_fetch_stops_on_a_short_page_and_sends_no_token_without_one(monkeypatch):
     monkeypatch.delenv("SCW_SECRET_KEY", raising=False)
     full = json.dumps({"servers": {f"T{n}": {"gpu": 0} for n in range(PER_PAGE)}}).encode()
-    client = _Pages({servers_url("fr-par-2", 1): full, servers_url("fr-par-2", 2): (FIXTURES / PAR2[1]).read_bytes()})
+    short = (FIXTURES / PAR2[1]).read_bytes()
+    client = AnsweringClient({servers_url("fr-par-2", 1): full, servers_url("fr-par-2", 2): short}, SCALEWAY_HOST)
     documents = asyncio.run(Scaleway(zones=["fr-par-2"]).fetch(client))
     assert [url for url, _ in client.asked] == [
         "https://api.scaleway.com/instance/v1/zones/fr-par-2/products/servers?per_page=100&page=1",
@@ -155,7 +145,17 @@ def test_fetch_stops_on_a_short_page_and_sends_no_token_without_one(monkeypatch)
 def test_fetch_sends_the_token_when_set_and_asks_every_zone(monkeypatch):
     monkeypatch.setenv("SCW_SECRET_KEY", "secret")
     short = (FIXTURES / PAR2[1]).read_bytes()
-    client = _Pages({servers_url("fr-par-1", 1): short, servers_url("pl-waw-2", 1): short})
+    client = AnsweringClient({servers_url("fr-par-1", 1): short, servers_url("pl-waw-2", 1): short}, SCALEWAY_HOST)
     asyncio.run(Scaleway(zones=["fr-par-1", "pl-waw-2"]).fetch(client))
     assert [zone_of(url) for url, _ in client.asked] == ["fr-par-1", "pl-waw-2"]
     assert {headers["X-Auth-Token"] for _, headers in client.asked} == {"secret"}
+
+
+def test_full_pages_stop_at_the_page_cap_then_go_to_the_next_zone():
+    full = json.dumps({"servers": {f"T{n}": {"gpu": 0} for n in range(PER_PAGE)}}).encode()
+    answers = {servers_url(zone, page): full for zone in ("fr-par-2", "pl-waw-2") for page in range(1, 8)}
+    client = AnsweringClient(answers, SCALEWAY_HOST)
+    asyncio.run(Scaleway(zones=["fr-par-2", "pl-waw-2"]).fetch(client))
+    # 5 pages a zone at the most (the module's cap: ~140 types a zone today)
+    assert [url for url, _ in client.asked] == [
+        servers_url(zone, page) for zone in ("fr-par-2", "pl-waw-2") for page in range(1, 6)]
