@@ -640,7 +640,7 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
     # the file's own last good observation (not the clock) dates the landing, so the same bytes land as the same run
     landed = land(source, checked.last_observed, [document], "imported")
     assert landed.run_id == checked.run_id, (landed.run_id, checked.run_id)
-    accepted = checked.checked.accepted.with_columns(pl.lit(landed.landing_ref(0)).alias("landing_ref"))
+    accepted = checked.checked.accepted  # write_runs gives every row the file's landing_ref
     loaded = dict(accepted.group_by("run_id").len().iter_rows())
     rejected = dict(checked.checked.rejected.group_by("run_id").len().iter_rows())
     started = utc_now()
