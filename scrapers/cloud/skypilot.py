@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import functools
 import io
 import json
 import os
@@ -518,8 +519,15 @@ def _fraction(value: str, row: dict) -> Fraction:
 
 
 def _gpu_info(row: dict) -> dict | None:
-    """GpuInfo as a dict: a Python literal (single quotes) in most catalogs, JSON in some."""
-    text = row.get("GpuInfo") or ""
+    """GpuInfo as a dict: a Python literal (single quotes) in most catalogs, JSON in some. Read only: the parsed
+    value is shared by every row with the same text."""
+    return _parsed_gpu_info(row.get("GpuInfo") or "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_gpu_info(text: str) -> dict | None:
+    # a catalog repeats a machine's GpuInfo on each of its region rows, and each row asks up to four times:
+    # literal_eval was a third of a replay day's parse time
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
