@@ -85,9 +85,6 @@ SETTINGS = (
             'extra tries of a failed source task (Prefect task retries)'),
     Setting('GPUPRICES_SOURCE_RETRY_DELAY_S', '10',
             'pause before a source task retry, seconds'),
-    Setting('GPUPRICES_PARSE_WORKERS', '2',
-            'worker processes that parse, normalize and check the sources of `gpuprices run` while the run fetches '
-            'and loads (`0`: all in the run\'s own process)'),
     Setting('GPUPRICES_HEADLINE_MARKETPLACES', '1',
             '`0`: the dashboards\' cheapest-rental headline leaves out peer-to-peer marketplace asks (channel '
             '`marketplace`); they keep their own rows in the marts either way'),
@@ -203,10 +200,6 @@ class SourceLimits:
     deadline_s: float
     retries: int
     retry_delay_s: float
-
-
-def parse_workers() -> int:
-    return max(0, int(number("GPUPRICES_PARSE_WORKERS", 2)))
 
 
 def source_limits() -> SourceLimits:

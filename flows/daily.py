@@ -8,7 +8,6 @@ raw.ingest_runs and the run report while the other sources load.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 import time
@@ -32,9 +31,7 @@ from config import settings  # noqa: E402
 from dashboards.build import build as build_site  # noqa: E402
 from dashboards.build import site_root  # noqa: E402
 from dashboards.data import load as load_dashboard_data  # noqa: E402
-from flows import parse_workers  # noqa: E402
 from flows.scale_out import host_tags, shard_sources, this_runs_records  # noqa: E402
-from scrapers.base import Source  # noqa: E402
 from scrapers.errors import FetchError, SourceError  # noqa: E402
 from scrapers.http import HttpClient, HttpSettings  # noqa: E402
 from scrapers.registry import all_sources, source_by_id  # noqa: E402
@@ -53,11 +50,8 @@ from warehouse.build import write_series_marts  # noqa: E402
 from warehouse.export import export_marts  # noqa: E402
 from warehouse.histories import load_bundled_histories  # noqa: E402
 from warehouse.incidents import evaluate as evaluate_incidents  # noqa: E402
-from warehouse.landing import LandedRun  # noqa: E402
 from warehouse.load import IngestRecord  # noqa: E402
 from warehouse.pipeline import (  # noqa: E402
-    Analysis,
-    analyze,
     fetch_and_land,
     ingest,
     record_failure,
@@ -105,17 +99,10 @@ async def collect_source(
         failure = record_failure(source_id, source.parser_version, observed_at, error, started_at, trigger)
         failure.stage_seconds = fetched  # how long it tried
         return failure
-    # in a worker thread: DuckDB and polars release the GIL, so other sources keep fetching meanwhile; parse,
-    # normalize and check in a worker process inside parse_workers() (the daily and offline flows)
-    in_pool = parse_workers.analyzer()
-    analyze_run = analyze if in_pool is None else functools.partial(_analyze_with_settings, in_pool, overrides)
-    record = await asyncio.to_thread(ingest, source, run, trigger, started_at, analyze_run)
+    # in a worker thread: DuckDB and polars release the GIL, so other sources keep fetching meanwhile
+    record = await asyncio.to_thread(ingest, source, run, trigger, started_at)
     record.stage_seconds = {**fetched, **record.stage_seconds}
     return record
-
-
-def _analyze_with_settings(in_pool, overrides: dict | None, source: Source, run: LandedRun) -> Analysis:
-    return in_pool(source, overrides, run)  # the worker builds the source again, with its settings
 
 
 def _will_retry() -> bool:
@@ -246,7 +233,7 @@ async def daily(sources: list[str] | None = None, build: bool = True, export: bo
     source_ids = sources or sorted(all_sources())
     observed_at = utc_now()
     report = RunReport(observed_at=observed_at)
-    with report.stage("collect"), parse_workers.parse_workers():
+    with report.stage("collect"):
         report.records = await collect_all(source_ids, observed_at, trigger="daily")
     print(report.summary())
     incidents_stage(report, source_ids)
@@ -370,8 +357,7 @@ async def replay_offline(
     report = RunReport(observed_at=plan[-1].observed_at)
     # GPUPRICES_FAULTS: a fault plan (scrapers/replay.py Fault) to replay bad days: 429s, resets, captchas...
     faults = load_faults(settings.faults_path()) if settings.faults_path() else None
-    with RecordedServer(faults=faults) as server, placeholder_credentials(list(all_sources().values())), \
-            parse_workers.parse_workers():
+    with RecordedServer(faults=faults) as server, placeholder_credentials(list(all_sources().values())):
         for number, day in enumerate(plan, start=1):
             source_ids = [s for s in day.sources if not sources or s in sources]
             progress(f"offline day {number}/{len(plan)} {day.observed_at:%Y-%m-%d}: {', '.join(source_ids)}")

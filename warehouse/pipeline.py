@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -60,53 +60,16 @@ async def fetch_and_land(
 
 
 # -- parse, normalize, check, load -----------------------------------------------------------------------------------
-@dataclass
-class Analysis:
-    """What parse, normalize and check made of one landed run: in the run's process or a worker's
-    (flows/parse_workers.py). `status` is `loaded` unless the run failed a step (parse_error, blocked) or its check
-    (quarantined), with `error` saying why; `checked` is None when it never reached the check."""
-
-    rows_parsed: int = 0
-    checked: IntegrityResult | None = None
-    status: str = "loaded"
-    error: str | None = None
-    stage_seconds: dict[str, float] = field(default_factory=dict)
-
-
-def analyze(source: Source, run: LandedRun) -> Analysis:
-    """Parse a landed run with the source's current parser, normalize and check the result. A parse error, a
-    captcha page or a failed check is recorded, never raised."""
-    analysis = Analysis()
-    kind = RECORD_KINDS[source.kind]
-    try:
-        with timed(analysis.stage_seconds, "parse"):
-            records = source.parse(run.documents)
-        with timed(analysis.stage_seconds, "normalize"):
-            frame = kind.normalize(records, run, source.parser_version)
-        analysis.rows_parsed = frame.height
-        with timed(analysis.stage_seconds, "check"):
-            analysis.checked = kind.check(frame, source.expectations)
-        if not analysis.checked.passed:
-            analysis.status, analysis.error = "quarantined", "; ".join(analysis.checked.result_reasons)
-    except (ParseError, BlockedError) as error:  # a changed layout, a truncated body, a captcha page: kept, not loaded
-        analysis.status, analysis.error = error.status, str(error)
-    except Exception as error:  # noqa: BLE001 - a parser tripping on a shape it never saw is a parse error too
-        analysis.status, analysis.error = "parse_error", f"{type(error).__name__}: {error}"
-    return analysis
-
-
-def ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime | None = None,
-           analyze_run: Callable[[Source, LandedRun], Analysis] = analyze) -> IngestRecord:
-    """Analyze a landed run (parse, normalize, check: `analyze`, or a worker process's) and load it (one
+def ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime | None = None) -> IngestRecord:
+    """Parse a landed run with the source's current parser, normalize and check the result, load it (one
     transaction). A parse error, a captcha page or a failed check is recorded, never raised."""
     try:
-        return _ingest(source, run, trigger, started_at, analyze_run)
+        return _ingest(source, run, trigger, started_at)
     finally:
         run.discard_spools()  # very large bodies wait in spool files until parsed; the landed copy stays
 
 
-def _ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime | None,
-            analyze_run: Callable[[Source, LandedRun], Analysis]) -> IngestRecord:
+def _ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime | None) -> IngestRecord:
     started_at = started_at or utc_now()
     clock = time.monotonic()
     record = IngestRecord(
@@ -129,17 +92,29 @@ def _ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime |
     if previous is not None:  # the same observation, same parser: nothing to parse or load
         record.status, record.finished_at = f"already_{previous}", utc_now()
         return record
-    analysis = analyze_run(source, run)
-    record.stage_seconds.update(analysis.stage_seconds)
-    record.rows_parsed, record.status, record.error = analysis.rows_parsed, analysis.status, analysis.error
-    checked = analysis.checked
-    if checked is not None:
+    kind = RECORD_KINDS[source.kind]
+    checked = None
+    try:
+        with timed(record.stage_seconds, "parse"):
+            records = source.parse(run.documents)
+        with timed(record.stage_seconds, "normalize"):
+            frame = kind.normalize(records, run, source.parser_version)
+        record.rows_parsed = frame.height
+        with timed(record.stage_seconds, "check"):
+            checked = kind.check(frame, source.expectations)
         record.rows_rejected = checked.rejected.height
         if checked.passed:
             record.rows_loaded = checked.accepted.height
+        else:
+            record.status = "quarantined"
+            record.error = "; ".join(checked.result_reasons)
+    except (ParseError, BlockedError) as error:  # a changed layout, a truncated body, a captcha page: kept, not loaded
+        record.status, record.error = error.status, str(error)
+    except Exception as error:  # noqa: BLE001 - a parser tripping on a shape it never saw is a parse error too
+        record.status, record.error = "parse_error", f"{type(error).__name__}: {error}"
     with timed(record.stage_seconds, "load"), db.connect() as connection:
         record.finished_at = started_at + timedelta(seconds=time.monotonic() - clock)
-        return load_run(connection, run, record, checked, RECORD_KINDS[source.kind].table)
+        return load_run(connection, run, record, checked, kind.table)
 
 
 def parse_file(source: Source, path: Path) -> pl.DataFrame:
