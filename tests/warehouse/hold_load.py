@@ -23,6 +23,5 @@ def insert_then_hold(connection, record):
     time.sleep(3600)
 
 
-if __name__ == "__main__":  # the run's parse workers import this script again (multiprocessing's rule)
-    load.insert_ingest_record = insert_then_hold
-    sys.exit(main(sys.argv[2:]))
+load.insert_ingest_record = insert_then_hold
+sys.exit(main(sys.argv[2:]))
