@@ -153,7 +153,10 @@ def write_runs(connection, landed: LandedRun, records: list[IngestRecord], check
             connection.execute("INSERT INTO raw.offers BY NAME SELECT * REPLACE (? AS landing_ref) FROM accepted",
                                [landed.landing_ref(0)])
     finally:
-        connection.execute(f"SET threads = {int(threads)}")
+        # after a failed insert the transaction is aborted and DuckDB refuses the SET until the caller's rollback:
+        # the error that failed the import is the one raised (the setting stays at 1 for this connection's instance)
+        with contextlib.suppress(duckdb.Error):
+            connection.execute(f"SET threads = {int(threads)}")
     runs = pl.DataFrame([record.row() for record in records])  # noqa: F841
     connection.execute("INSERT INTO raw.ingest_runs BY NAME SELECT * FROM runs")
 

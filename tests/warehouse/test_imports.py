@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import duckdb
+import polars as pl
 import pytest
 from conftest import gpuprices
 
@@ -453,3 +454,22 @@ def test_the_command_loads_dbt_once_the_file_is_checked_and_waits_for_it_on_ever
     assert not [thread for thread in threading.enumerate() if thread.name == "load-dbt"]
     assert cli(["import", "prices", str(tmp_path / "missing.csv"), "--source", "shop-history"]) == 2
     assert len(builds) == 1 and not [thread for thread in threading.enumerate() if thread.name == "load-dbt"]
+
+
+def test_an_insert_that_fails_raises_its_own_error_and_loads_nothing(home, tmp_path, monkeypatch):
+    """The offers go in on one DuckDB thread, the setting put back after: when the insert fails, DuckDB refuses
+    that SET in the aborted transaction, and the insert's own error is what the import raises."""
+    history = tmp_path / "shop.csv"
+    history.write_text("observed_at,gpu,market,price,currency\n2026-04-03T10:00:00Z,RTX 4090,retail_new,1999,USD\n")
+    checked_file = warehouse.imports._check_file
+
+    def without_offer_ids(*args, **kwargs):
+        checked = checked_file(*args, **kwargs)
+        checked.checked.accepted = checked.checked.accepted.with_columns(pl.lit(None, pl.String).alias("offer_id"))
+        return checked
+
+    monkeypatch.setattr(warehouse.imports, "_check_file", without_offer_ids)
+    with pytest.raises(duckdb.ConstraintException, match="offer_id"):
+        import_prices(history, "shop-a")
+    assert rows(home, "SELECT count(*) FROM raw.offers")[0][0] == 0
+    assert rows(home, "SELECT count(*) FROM raw.ingest_runs")[0][0] == 0
