@@ -662,8 +662,9 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
                           first_day=records[0].observed_at.date(), last_day=records[-1].observed_at.date(),
                           rows_quarantined=quarantine.height, first_reasons=messages[:FIRST_REASONS])
     with db.connect() as connection:
-        # the insert held its rows in memory to the commit (a long history: the import's peak) unless bounded
-        with db.memory_bound(connection, accepted.height), transaction(connection):
+        # the insert held its rows in memory to the commit (a long history: the import's peak) unless bounded, and
+        # on one DuckDB thread (db.one_thread)
+        with db.memory_bound(connection, accepted.height), db.one_thread(connection), transaction(connection):
             # any day-run or held-back row of these bytes in the warehouse: the file was imported
             if connection.execute(
                     "SELECT (SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?))"

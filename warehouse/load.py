@@ -143,20 +143,10 @@ def write_runs(connection, landed: LandedRun, records: list[IngestRecord], check
         "url": document.url, "http_status": document.status, "fetched_at": document.fetched_at,
         "sha256": document.sha256(), "bytes": document.size, "path": landed.landing_ref(0)})
     connection.execute("INSERT INTO raw.landing_documents BY NAME SELECT * FROM documents ON CONFLICT DO NOTHING")
-    # A long history in slices (bounded memory), on one DuckDB thread: two threads appended each slice as two row
-    # groups in the making, ~60 MB more at the import's peak (300,000 rows), and were slower (1.3 s vs 1.5 s).
-    threads = connection.execute("SELECT current_setting('threads')").fetchone()[0]
-    connection.execute("SET threads = 1")
-    try:
-        for part in checked.accepted.iter_slices(INSERT_SLICE_ROWS):
-            accepted = part.to_arrow()  # noqa: F841
-            connection.execute("INSERT INTO raw.offers BY NAME SELECT * REPLACE (? AS landing_ref) FROM accepted",
-                               [landed.landing_ref(0)])
-    finally:
-        # after a failed insert the transaction is aborted and DuckDB refuses the SET until the caller's rollback:
-        # the error that failed the import is the one raised (the setting stays at 1 for this connection's instance)
-        with contextlib.suppress(duckdb.Error):
-            connection.execute(f"SET threads = {int(threads)}")
+    for part in checked.accepted.iter_slices(INSERT_SLICE_ROWS):  # a long history in slices: bounded memory
+        accepted = part.to_arrow()  # noqa: F841
+        connection.execute("INSERT INTO raw.offers BY NAME SELECT * REPLACE (? AS landing_ref) FROM accepted",
+                           [landed.landing_ref(0)])
     runs = pl.DataFrame([record.row() for record in records])  # noqa: F841
     connection.execute("INSERT INTO raw.ingest_runs BY NAME SELECT * FROM runs")
 

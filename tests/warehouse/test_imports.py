@@ -457,8 +457,8 @@ def test_the_command_loads_dbt_once_the_file_is_checked_and_waits_for_it_on_ever
 
 
 def test_an_insert_that_fails_raises_its_own_error_and_loads_nothing(home, tmp_path, monkeypatch):
-    """The offers go in on one DuckDB thread, the setting put back after: when the insert fails, DuckDB refuses
-    that SET in the aborted transaction, and the insert's own error is what the import raises."""
+    """The import runs on one DuckDB thread, the setting put back after its transaction (db.one_thread): put back
+    inside it, after a failed insert, DuckDB refused that SET and its error replaced the insert's own."""
     history = tmp_path / "shop.csv"
     history.write_text("observed_at,gpu,market,price,currency\n2026-04-03T10:00:00Z,RTX 4090,retail_new,1999,USD\n")
     checked_file = warehouse.imports._check_file
