@@ -56,6 +56,7 @@ from warehouse.pipeline import (  # noqa: E402
     ingest,
     record_failure,
     records_observed_at,
+    repeated_documents,
 )
 from warehouse.report import RunReport, progress, timed, utc_now  # noqa: E402
 
@@ -134,8 +135,9 @@ async def collect_all(
             *(
                 # tagged with its hosts: a Prefect tag concurrency limit paces a host across workers (scale_out.py).
                 # Not in the offline replay: every request goes to 127.0.0.1, and each tag costs the task a round of
-                # concurrency checks on the Prefect server (seconds per replay day).
-                collect_source.with_options(tags=host_tags(registry[source_id]) if tag_hosts else [])(
+                # concurrency checks on the Prefect server (seconds per replay day); nor is the task copied with no
+                # tags (a copy of a task costs ~2 ms).
+                (collect_source.with_options(tags=host_tags(registry[source_id])) if tag_hosts else collect_source)(
                     source_id, observed_at, client, trigger,
                     data_origins.get(source_id, "captured"), overrides.get(source_id),
                 )
@@ -357,17 +359,20 @@ async def replay_offline(
     report = RunReport(observed_at=plan[-1].observed_at)
     # GPUPRICES_FAULTS: a fault plan (scrapers/replay.py Fault) to replay bad days: 429s, resets, captchas...
     faults = load_faults(settings.faults_path()) if settings.faults_path() else None
-    with RecordedServer(faults=faults) as server, placeholder_credentials(list(all_sources().values())):
+    with RecordedServer(faults=faults) as server, placeholder_credentials(list(all_sources().values())), \
+            repeated_documents():  # a source served the same bytes as the day before is not parsed again
         for number, day in enumerate(plan, start=1):
             source_ids = [s for s in day.sources if not sources or s in sources]
             progress(f"offline day {number}/{len(plan)} {day.observed_at:%Y-%m-%d}: {', '.join(source_ids)}")
             server.routes = day.routes
-            with report.stage("collect"), db.writer_session():  # one open and one checkpoint per day
-                records = await collect_all(
-                    source_ids, day.observed_at, "offline", day.data_origins, day.overrides, server.base_url
-                )
-            report.records.extend(records)
-            incidents_stage(report, source_ids)  # judged day by day, as daily runs would have
+            # one open and one checkpoint per day, for its loads and its incidents; small statements: one DuckDB thread
+            with db.writer_session(single_thread=True):
+                with report.stage("collect"):
+                    records = await collect_all(
+                        source_ids, day.observed_at, "offline", day.data_origins, day.overrides, server.base_url
+                    )
+                report.records.extend(records)
+                incidents_stage(report, source_ids)  # judged day by day, as daily runs would have
     if not sources:
         # the bundled real histories observed elsewhere, beside the replayed days (marked imported): the ECB rates
         # since 1999, then the price histories (warehouse/histories.py)

@@ -68,13 +68,20 @@ class RawDocument:
         return self.spool.open("rb") if self.spool is not None else io.BytesIO(self.body)
 
     def sha256(self) -> str:
+        """The body's SHA-256, hex (computed once: landing, loading and the replay's repeat check each ask)."""
+        known = self.__dict__.get("_sha256")
+        if known is not None:
+            return known
         if self.spool is None:
-            return hashlib.sha256(self.body).hexdigest()
-        digest = hashlib.sha256()
-        with self.spool.open("rb") as stream:
-            while chunk := stream.read(SPOOL_CHUNK_BYTES):
-                digest.update(chunk)
-        return digest.hexdigest()
+            known = hashlib.sha256(self.body).hexdigest()
+        else:
+            digest = hashlib.sha256()
+            with self.spool.open("rb") as stream:
+                while chunk := stream.read(SPOOL_CHUNK_BYTES):
+                    digest.update(chunk)
+            known = digest.hexdigest()
+        object.__setattr__(self, "_sha256", known)  # frozen: not a field, never compared
+        return known
 
     def discard_spool(self) -> None:
         """Delete the spool file once the body is landed and parsed (the landed copy is the record)."""
@@ -125,6 +132,10 @@ class HttpSettings:
     per_host_concurrency: int = 2
     per_host_min_interval_s: float = 0.25
     host_overrides: dict[str, tuple[int, float]] = field(default_factory=dict)  # host -> (concurrency, interval)
+    # open connections in all, and of those kept open between requests (httpx's defaults): at every request's start
+    # and end httpx polls each idle one's socket
+    max_connections: int = 100
+    max_keepalive_connections: int = 20
 
     def with_overrides(self, overrides: dict[str, float]) -> HttpSettings:
         """A copy with some fields replaced (config.settings.http_overrides(): GPUPRICES_HTTP_<FIELD>)."""
@@ -196,6 +207,8 @@ class HttpClient:
             headers={"User-Agent": self.user_agent, "Accept-Encoding": "gzip, deflate"},
             timeout=httpx.Timeout(self.settings.read_timeout_s, connect=self.settings.connect_timeout_s),
             follow_redirects=False,
+            limits=httpx.Limits(max_connections=self.settings.max_connections,
+                                max_keepalive_connections=self.settings.max_keepalive_connections),
             transport=transport,
             # no cookie is kept from a response nor sent with a later request (a cookie set by one origin would
             # otherwise reach the same host name on another port)

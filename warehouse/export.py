@@ -33,7 +33,7 @@ def export_marts() -> list[Path]:
     versions.mkdir(parents=True, exist_ok=True)
     stamp = f"{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}-{os.getpid()}"
     # Same (read-write) configuration as the dbt-duckdb connection that may still be open in this process.
-    with db.connect() as connection:
+    with db.connect() as connection, db.one_thread(connection):
         for mart in EXPORTED_MARTS:
             version = versions / f"{mart}-{stamp}"
             connection.execute(

@@ -163,10 +163,13 @@ COLUMNS = ("incident_id", "source", "kind", "detail", "opened_at", "opened_run_i
            "closed_observed_at", "close_reason", "recovery_notified_at")
 
 
-def _open_incident(connection, source: str) -> dict | None:
+def _open_incidents(connection, sources: list[str]) -> dict[str, dict]:
+    """Each source's open incident (the newest, were there more), in one query for all of them."""
     rows = fetch_dicts(connection, f"SELECT {', '.join(COLUMNS)} FROM meta.source_incidents "
-                                   "WHERE source = ? AND closed_at IS NULL ORDER BY opened_at DESC LIMIT 1", [source])
-    return rows[0] if rows else None
+                                   "WHERE source IN (SELECT unnest($sources)) AND closed_at IS NULL "
+                                   "QUALIFY row_number() OVER (PARTITION BY source ORDER BY opened_at DESC) = 1",
+                       {"sources": sources})
+    return {row["source"]: row for row in rows}
 
 
 def _open(connection, source: str, verdict: Verdict, now: datetime) -> dict | None:
@@ -273,9 +276,10 @@ def evaluate(sources: Iterable[str], send: Send | None = None, now: datetime | N
     opened, closed, details = [], [], {}
     with db.connect() as connection:
         runs = observations(connection, sources)
+        open_now = _open_incidents(connection, sources)
         for source in sources:
             verdict = judge(runs.get(source, []))
-            current = _open_incident(connection, source)
+            current = open_now.get(source)
             if verdict.state == "broken" and current is None:
                 incident = _open(connection, source, verdict, now)
                 if incident is not None:
@@ -346,7 +350,7 @@ def close_by_hand(source: str, reason: str, now: datetime | None = None) -> dict
     The runs judged so far cannot reopen it; a newer broken run opens the next incident."""
     now = now or datetime.now(UTC)
     with db.connect() as connection:
-        current = _open_incident(connection, source)
+        current = _open_incidents(connection, [source]).get(source)
         if current is None:
             raise NoOpenIncident(f"{source} has no open incident (gpuprices incidents list)")
         newest = connection.execute("SELECT max(observed_at) FROM raw.ingest_runs WHERE source = ?",

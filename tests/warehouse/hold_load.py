@@ -14,14 +14,14 @@ from flows.cli.main import main  # noqa: E402
 from warehouse import load  # noqa: E402
 
 held_file = Path(sys.argv[1])
-write_record = load.insert_ingest_record
+write_records = load.insert_ingest_records
 
 
-def insert_then_hold(connection, record):
-    write_record(connection, record)
-    held_file.write_text(record.run_id)
+def insert_then_hold(connection, records):
+    write_records(connection, records)
+    held_file.write_text(records[0].run_id)  # the first run of the held group
     time.sleep(3600)
 
 
-load.insert_ingest_record = insert_then_hold
+load.insert_ingest_records = insert_then_hold
 sys.exit(main(sys.argv[2:]))

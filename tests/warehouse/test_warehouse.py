@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import threading
+import time
 from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
 
 import duckdb
+import polars as pl
 import pytest
 from conftest import RECORDINGS, document
 
@@ -19,7 +22,7 @@ from scrapers.cloud.azure import AzureRetailPrices
 from scrapers.errors import FetchError
 from scrapers.http import RawDocument
 from scrapers.registry import all_sources
-from warehouse import db, landing, load
+from warehouse import db, landing, load, pipeline
 from warehouse.integrity import check
 from warehouse.landing import land, read_landed
 from warehouse.normalize import normalize, price_per_unit
@@ -74,14 +77,112 @@ def test_loading_the_same_source_run_twice_adds_nothing(home):
     assert again.status == "already_loaded" and counts() == before
 
 
+def test_a_repeated_document_loads_the_rows_a_fresh_parse_would(home, monkeypatch):
+    """The replay's repeat (warehouse/pipeline.py repeated_documents): the second day of the same bytes is not parsed
+    again, and loads what parsing it would have loaded, with its own run id, time and landing references."""
+    source = all_sources()["skypilot-lambda"]
+    days = [OBSERVED, OBSERVED.replace(day=3), OBSERVED.replace(day=4)]
+    ingest(source, land_lambda(days[1]), "test")  # the reference: parsed, without the repeat
+
+    def rows(observed):
+        with db.connect() as connection:
+            return connection.execute("SELECT * FROM raw.offers WHERE observed_at = ? ORDER BY offer_id, pricing_type",
+                                      [observed]).fetchall()
+
+    expected = rows(days[1])
+    with db.connect() as connection:
+        connection.execute("DELETE FROM raw.offers; DELETE FROM raw.ingest_runs; DELETE FROM raw.landing_documents")
+    with pipeline.repeated_documents():
+        first = ingest(source, land_lambda(days[0]), "test")
+        monkeypatch.setattr(type(source), "parse", lambda self, documents: pytest.fail("parsed again"))
+        landed = land_lambda(days[1])
+        second = ingest(source, landed, "test")
+        third = ingest(all_sources()["skypilot-lambda"], land_lambda(days[2]), "test")
+    assert "parse" in first.stage_seconds and "parse" not in second.stage_seconds
+    assert [r.status for r in (first, second, third)] == ["loaded"] * 3
+    assert second.rows_parsed == first.rows_parsed and second.rows_loaded == first.rows_loaded == 255
+    assert rows(days[1]) == expected and len(rows(days[0])) == len(rows(days[2])) == 255
+    with db.connect() as connection:
+        refs = connection.execute("SELECT DISTINCT run_id, observed_at, landing_ref FROM raw.offers "
+                                  "WHERE observed_at = ?", [days[1]]).fetchall()
+    assert refs == [(second.run_id, days[1], landed.landing_ref(0))]
+
+
+def pending_lambda(day: int, break_offer_ids: bool = False) -> load.PendingLoad:
+    """A checked skypilot-lambda run of April `day`, ready to load; `break_offer_ids`: its rows violate NOT NULL."""
+    source = all_sources()["skypilot-lambda"]
+    run = land_lambda(OBSERVED.replace(day=day))
+    checked = check(normalize(source.parse(run.documents), run, source.parser_version), source.expectations)
+    if break_offer_ids:
+        checked = replace(checked, accepted=checked.accepted.with_columns(pl.lit(None, pl.String).alias("offer_id")))
+    record = load.IngestRecord(run_id=run.run_id, parser_version=source.parser_version, source=source.id,
+                               status="loaded", observed_at=run.observed_at, started_at=OBSERVED,
+                               finished_at=OBSERVED, rows_loaded=checked.accepted.height)
+    return load.PendingLoad(run, record, checked)
+
+
+def test_runs_that_wait_for_the_writer_load_together_and_a_bad_one_fails_alone(home, monkeypatch):
+    groups = []
+
+    def spy(connection, loads):
+        groups.append(sorted(load.record.observed_at.day for load in loads))
+        return real_load_runs(connection, loads)
+
+    real_load_runs = pipeline.load_runs
+    monkeypatch.setattr(pipeline, "load_runs", spy)
+    loads = [pending_lambda(2), pending_lambda(3), pending_lambda(4, break_offer_ids=True)]
+    outcomes = {}
+
+    def load_one(pending):
+        try:
+            outcomes[pending.record.observed_at.day] = pipeline._load_together(pending).status
+        except duckdb.Error as error:
+            outcomes[pending.record.observed_at.day] = type(error).__name__
+
+    with db.connect():  # the writer is busy: the three loads queue
+        threads = [threading.Thread(target=load_one, args=(pending,)) for pending in loads]
+        for thread in threads:
+            thread.start()
+        while len(pipeline._waiting) < 3:
+            time.sleep(0.01)
+    for thread in threads:
+        thread.join(timeout=60)
+    # one group of three failed on the bad run, then each run alone: the good ones loaded, the bad one raised its own
+    assert groups == [[2, 3, 4], [2], [3], [4]]
+    assert outcomes == {2: "loaded", 3: "loaded", 4: "ConstraintException"}
+    with db.connect() as connection:
+        days = connection.execute("SELECT DISTINCT day(observed_at) FROM raw.ingest_runs ORDER BY 1").fetchall()
+        offers = connection.execute("SELECT count(*) FROM raw.offers").fetchone()[0]
+    assert days == [(2,), (3,)] and offers == 2 * 255
+
+
+def test_a_group_load_writes_what_loading_each_run_alone_writes(home):
+    with db.connect() as connection:
+        load.load_runs(connection, [pending_lambda(2), pending_lambda(3)])
+        together = {table: connection.execute(f"SELECT * EXCLUDE (quarantined_at) FROM raw.{table} ORDER BY ALL")
+                    .fetchall() if table == "quarantine" else
+                    connection.execute(f"SELECT * FROM raw.{table} ORDER BY ALL").fetchall()
+                    for table in ("offers", "landing_documents", "quarantine")}
+        connection.execute("DELETE FROM raw.offers; DELETE FROM raw.ingest_runs; DELETE FROM raw.landing_documents;"
+                           "DELETE FROM raw.quarantine")
+        for day in (2, 3):
+            load.load_runs(connection, [pending_lambda(day)])
+        alone = {table: connection.execute(f"SELECT * EXCLUDE (quarantined_at) FROM raw.{table} ORDER BY ALL")
+                 .fetchall() if table == "quarantine" else
+                 connection.execute(f"SELECT * FROM raw.{table} ORDER BY ALL").fetchall()
+                 for table in ("offers", "landing_documents", "quarantine")}
+        runs = connection.execute("SELECT count(*), sum(rows_loaded) FROM raw.ingest_runs").fetchone()
+    assert together == alone and len(together["offers"]) == 2 * 255 and runs == (2, 2 * 255)
+
+
 def test_a_load_that_fails_midway_leaves_no_rows(home, monkeypatch):
     source = all_sources()["skypilot-lambda"]
 
-    def explode(connection, record):
+    def explode(connection, records):
         raise RuntimeError("killed between the offers insert and the ingest_runs insert")
 
     with monkeypatch.context() as patch, pytest.raises(RuntimeError):
-        patch.setattr(load, "insert_ingest_record", explode)
+        patch.setattr(load, "insert_ingest_records", explode)
         ingest(source, land_lambda(), "test")
     assert counts()["offers"] == 0 and counts()["ingest_runs"] == 0
     assert ingest(source, land_lambda(), "test").status == "loaded"  # the next run completes
