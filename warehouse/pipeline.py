@@ -135,7 +135,7 @@ def _ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime |
 # Source-runs load one writer at a time (warehouse/db.py). Those that queue while another loads go in together when
 # the writer is free: one transaction and one statement per table for the group (load_runs) instead of ~4 statements
 # and a commit each. A group that fails is loaded again one run at a time, so one bad run fails alone.
-@dataclass
+@dataclass(eq=False)  # found in the queue by identity (its frames do not compare)
 class _Waiting:
     load: PendingLoad
     done: bool = False
@@ -150,12 +150,18 @@ def _load_together(load: PendingLoad) -> IngestRecord:
     entry = _Waiting(load)
     with _waiting_lock:
         _waiting.append(entry)
-    with db.connect() as connection:  # the writer; whoever had it before may have loaded this run already
-        with _waiting_lock:
-            group = list(_waiting)
-            _waiting.clear()
-        if group:
-            _load_group(connection, group)
+    try:
+        with db.connect() as connection:  # the writer; whoever had it before may have loaded this run already
+            with _waiting_lock:
+                group = list(_waiting)
+                _waiting.clear()
+            if group:
+                _load_group(connection, group)
+    except BaseException:
+        with _waiting_lock:  # the warehouse could not be opened: this run fails here, and no later group loads it
+            if entry in _waiting:
+                _waiting.remove(entry)
+        raise
     if entry.error is not None:
         raise entry.error
     if not entry.done:  # cannot happen: the entry was queued before the writer was asked for

@@ -156,6 +156,18 @@ def test_runs_that_wait_for_the_writer_load_together_and_a_bad_one_fails_alone(h
     assert days == [(2,), (3,)] and offers == 2 * 255
 
 
+def test_a_run_whose_writer_cannot_open_fails_and_is_not_loaded_later(home, monkeypatch):
+    refused = pending_lambda(2)
+    with monkeypatch.context() as patch:
+        patch.setattr(db, "_open_writer", lambda: (_ for _ in ()).throw(duckdb.IOException("Could not set lock")))
+        with pytest.raises(duckdb.IOException):
+            pipeline._load_together(refused)
+    assert pipeline._load_together(pending_lambda(3)).status == "loaded"  # the next load takes only its own run
+    with db.connect() as connection:
+        days = connection.execute("SELECT day(observed_at) FROM raw.ingest_runs").fetchall()
+    assert days == [(3,)] and not pipeline._waiting
+
+
 def test_a_group_load_writes_what_loading_each_run_alone_writes(home):
     with db.connect() as connection:
         load.load_runs(connection, [pending_lambda(2), pending_lambda(3)])
