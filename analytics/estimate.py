@@ -90,7 +90,7 @@ def open_warehouse() -> duckdb.DuckDBPyConnection:
 
 
 def assumptions(connection: duckdb.DuckDBPyConnection) -> dict[str, float]:
-    return dict(connection.execute("SELECT name, value FROM marts.estimate_assumptions").fetchall())
+    return dict(connection.execute("SELECT name, value FROM monitoring.estimate_assumptions").fetchall())
 
 
 def reference_model(connection: duckdb.DuckDBPyConnection, name: str) -> ModelShape:

@@ -18,20 +18,19 @@ from decimal import Decimal
 import duckdb
 
 from analytics import buy_signal, outlook
-from warehouse.markets import MARKET_SQL, SOURCE_MARKET_SQL
 
-SOURCE_SERIES_SQL = f"""
-    SELECT gpu_id, {SOURCE_MARKET_SQL} AS market, price_date, min(min_price_usd) AS price_usd,
+SOURCE_SERIES_SQL = """
+    SELECT gpu_id, market, price_date, min(min_price_usd) AS price_usd,
            bool_or(is_synthetic) AS is_synthetic, string_agg(DISTINCT source, ',' ORDER BY source) AS sources
     FROM marts.gpu_prices_by_source_daily
-    WHERE NOT is_carried_forward AND (price_per = 'card' OR includes_host_vm) AND source = $source
-      AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR {SOURCE_MARKET_SQL} = $market)
+    WHERE NOT is_carried_forward AND (price_per = 'card' OR includes_host_vm) AND market IS NOT NULL
+      AND source = $source AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR market = $market)
     GROUP BY ALL"""
-SERIES_SQL = f"""
-    SELECT gpu_id, {MARKET_SQL} AS market, price_date, min_price_usd AS price_usd, is_synthetic, sources
+SERIES_SQL = """
+    SELECT gpu_id, market, price_date, min_price_usd AS price_usd, is_synthetic, sources
     FROM marts.gpu_prices_daily
     WHERE offer_count > carried_forward_offer_count
-      AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR {MARKET_SQL} = $market)"""
+      AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR market = $market)"""
 # One row per series: its days and prices as lists (prices as text, read back exactly as Decimal): ~100k daily rows
 # at three years come back in a few dozen rows, fast enough for every dashboard build.
 SERIES_LISTS_SQL = """

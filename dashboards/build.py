@@ -32,6 +32,7 @@ from dashboards.gpu_charts import (
     plain,
     price_charts,
 )
+from warehouse.markets import MARKETS
 
 HERE = Path(__file__).resolve().parent
 
@@ -168,15 +169,15 @@ def _runs_chart(rows: list[dict]) -> dict:
 def _gpu_rows(data: DashboardData) -> list[dict]:
     rows = []
     for page in data.gpus:
-        latest = {}  # pricing type -> the day's cheapest rental row
+        latest = {}  # on_demand | spot -> the day's cheapest rental row (cloud or marketplace)
         for r in page.prices:
-            if r["channel"] in ("cloud", "marketplace") and r["pricing_type"] in ("on_demand", "spot"):
-                kind = r["pricing_type"]
+            kind = MARKETS[r["market"]].pricing_type  # a cloud's or a marketplace's on_demand | spot
+            if r["channel"] in ("cloud", "marketplace") and kind in ("on_demand", "spot"):
                 if r["price_date"] == data.latest_date and (
                         kind not in latest or r["min_price_usd"] < latest[kind]["min_price_usd"]):
                     latest[kind] = r
-        memory = (page.spec or {}).get("memory_gb")
-        rows.append({"gpu_id": page.gpu_id, "name": page.name, "memory_gb": memory,
+        memory = (page.spec or {}).get("memory_gib")
+        rows.append({"gpu_id": page.gpu_id, "name": page.name, "memory_gib": memory,
                      "on_demand": latest["on_demand"]["min_price_usd"] if "on_demand" in latest else None,
                      "spot": latest["spot"]["min_price_usd"] if "spot" in latest else None,
                      "is_synthetic": any(r["is_synthetic"] for r in latest.values()),
@@ -186,18 +187,18 @@ def _gpu_rows(data: DashboardData) -> list[dict]:
 
 
 def _memory_vs_price_chart(gpu_rows: list[dict]) -> dict:
-    points = [r for r in gpu_rows if r["memory_gb"] is not None and r["on_demand"] is not None]
+    points = [r for r in gpu_rows if r["memory_gib"] is not None and r["on_demand"] is not None]
     return {"data": [{"type": "scatter", "mode": "markers+text", "x": [plain(r["on_demand"]) for r in points],
-                      "y": [plain(r["memory_gb"]) for r in points],
+                      "y": [plain(r["memory_gib"]) for r in points],
                       "text": [r["gpu_id"] + (" (synthetic)" if r["on_demand_is_synthetic"] else "") for r in points],
                       "marker": {"color": [SYNTHETIC_COLOR if r["on_demand_is_synthetic"] else REAL_COLOR
                                            for r in points]},
                       "meta": {"synthetic": any(r["on_demand_is_synthetic"] for r in points)},
                       "textposition": "top center", "textfont": {"size": 9},
-                      "hovertemplate": "%{text}: %{y} GB at $%{x:.2f}/GPU-h<extra></extra>"}],
+                      "hovertemplate": "%{text}: %{y} GiB at $%{x:.2f}/GPU-h<extra></extra>"}],
             "layout": {"xaxis": {"title": {"text": "cheapest on-demand, USD per GPU-hour (amber: synthetic prices)"},
                                  "type": "log"},
-                       "yaxis": {"title": {"text": "memory, GB"}}, "hovermode": "closest", "height": 420}}
+                       "yaxis": {"title": {"text": "memory, GiB"}}, "hovermode": "closest", "height": 420}}
 
 
 OUTLOOK_FEATURE_DAYS = 90  # the outlook's features look this far back (analytics/outlook.py feature_frame)
@@ -231,7 +232,7 @@ def outlook_charts(gpu: GpuPage) -> list[tuple[dict, dict]]:
     found = []
     for number, row in enumerate(gpu.outlooks):
         history = [r for r in gpu.prices
-                   if (r["channel"], r["pricing_type"], r["price_per"]) == (row["channel"], row["pricing_type"],
+                   if (r["channel"], r["market"], r["price_per"]) == (row["channel"], row["market"],
                                                                             row["price_per"])]
         found.append(({**row, "recent_gap": _recent_gap(history, row["price_date"], row.get("days_of_history"))},
                       outlook_chart(history, row, number)))

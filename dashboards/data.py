@@ -38,8 +38,8 @@ class GpuPage:
     gpu_id: str
     spec: dict | None
     name: str
-    prices: list[dict]          # gpu_prices_daily + buy_signals bands, every day and series
-    signals: list[dict]         # latest buy_signals row per series
+    prices: list[dict]          # gpu_prices_daily + buy_signals_daily bands, every day and series
+    signals: list[dict]         # latest buy_signals_daily row per series
     rent_vs_buy: dict | None
     cheapest_offers: list[dict]  # the latest day's cheapest offers
     verdicts: list[dict] = field(default_factory=list)  # buy now or wait, per market (analytics/buy_signal.py)
@@ -103,15 +103,15 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         return data
     data.rent_best = _rows(connection, """
         SELECT gpu_id, channel, min_price_usd, provider_count, bf16_dense_tflops_per_usd, fp8_dense_tflops_per_usd,
-               memory_gb_per_usd, is_synthetic
+               memory_gib_per_usd, is_synthetic
         FROM marts.price_performance_daily
-        WHERE price_date = ? AND price_per = 'gpu_hour' AND pricing_type = 'on_demand'
+        WHERE price_date = ? AND price_per = 'gpu_hour' AND market IN ('on_demand', 'marketplace_on_demand')
           AND bf16_dense_tflops_per_usd IS NOT NULL AND (? OR channel <> 'marketplace')
         ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest, headline_includes_marketplaces()])
     # Street prices when retail sources have them; otherwise the spec table's launch price, labelled as such.
     data.buy_best = _rows(connection, """
         SELECT gpu_id, purchase_price_usd, purchase_price_basis, street_provider_count, bf16_dense_tflops_per_usd,
-               memory_gb_per_usd, is_synthetic
+               memory_gib_per_usd, is_synthetic
         FROM marts.gpu_purchase_value_daily
         WHERE price_date = ? AND bf16_dense_tflops_per_usd IS NOT NULL
         ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest])
@@ -120,18 +120,18 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     data.moves = _rows(connection, """
         WITH today AS (SELECT * FROM marts.gpu_price_index_daily WHERE price_date = $latest),
         week_ago AS (
-            SELECT gpu_id, channel, pricing_type, price_per, price_index AS week_ago_index,
+            SELECT gpu_id, channel, market, price_per, price_index AS week_ago_index,
                    price_date AS week_ago_date
             FROM marts.gpu_price_index_daily
             WHERE price_date BETWEEN $latest - INTERVAL 7 DAYS AND $latest - INTERVAL 1 DAY
-            QUALIFY row_number() OVER (PARTITION BY gpu_id, channel, pricing_type, price_per ORDER BY price_date) = 1
+            QUALIFY row_number() OVER (PARTITION BY gpu_id, channel, market, price_per ORDER BY price_date) = 1
         )
-        SELECT today.gpu_id, today.channel, today.pricing_type, today.price_per, week_ago.week_ago_date,
+        SELECT today.gpu_id, today.channel, today.market, today.price_per, week_ago.week_ago_date,
                week_ago.week_ago_index, today.price_index, today.price_index / week_ago.week_ago_index - 1 AS change,
                prices.min_price_usd AS price_usd, today.matched_provider_count,
                today.is_synthetic OR prices.is_synthetic AS is_synthetic
-        FROM today JOIN week_ago USING (gpu_id, channel, pricing_type, price_per)
-        JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, pricing_type, price_per)
+        FROM today JOIN week_ago USING (gpu_id, channel, market, price_per)
+        JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, market, price_per)
         WHERE abs(today.price_index / week_ago.week_ago_index - 1) >= 0.0005
         ORDER BY abs(today.price_index / week_ago.week_ago_index - 1) DESC LIMIT 12""", {"latest": latest})
     verdicts = buy_verdicts.read_verdicts(connection)
@@ -160,29 +160,29 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
             SELECT per_gpu.* FROM per_gpu JOIN ranked USING (gpu_id)
             ORDER BY gpu_id, price_date""", {"model": model_id, "latest": latest})
     data.serving_vs_api = _serving_vs_api(connection, latest)
-    data.assumptions = _rows(connection, "SELECT * FROM marts.estimate_assumptions ORDER BY name")
-    data.unmatched = _rows(connection, "SELECT * FROM marts.unmatched_gpu_names ORDER BY source, raw_gpu_name")
+    data.assumptions = _rows(connection, "SELECT * FROM monitoring.estimate_assumptions ORDER BY name")
+    data.unmatched = _rows(connection, "SELECT * FROM monitoring.unmatched_gpu_names ORDER BY source, raw_gpu_name")
     data.suspect_prices = _rows(connection, SUSPECT_PRICES_SQL)
     return data
 
 
 def _load_runs(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> None:
     """What every source did: there is a run history even before there is a price."""
-    data.freshness = _rows(connection, "SELECT * FROM marts.source_freshness ORDER BY source")
+    data.freshness = _rows(connection, "SELECT * FROM monitoring.source_freshness ORDER BY source")
     carry_days = carry_forward_days()
     for row in data.freshness:
         row["state"] = staleness(row["days_behind_newest"], carry_days, row["is_imported"])
     data.runs = _rows(connection, """
         SELECT source, status, observed_at, trigger, rows_loaded, rows_rejected, duration_s, error, is_synthetic
-        FROM marts.source_runs ORDER BY observed_at DESC, source LIMIT 200""")
+        FROM monitoring.source_runs ORDER BY observed_at DESC, source LIMIT 200""")
     data.runs_per_day = _rows(connection, """
         SELECT run_date, status, count(*) AS runs, sum(rows_loaded) AS rows_loaded
-        FROM marts.source_runs GROUP BY ALL ORDER BY run_date""")
+        FROM monitoring.source_runs GROUP BY ALL ORDER BY run_date""")
     data.failures = _rows(connection, """
-        SELECT source, status, observed_at, error FROM marts.source_runs
+        SELECT source, status, observed_at, error FROM monitoring.source_runs
         WHERE status <> 'loaded' ORDER BY observed_at DESC LIMIT 200""")
     data.quarantine = _rows(connection, """
-        SELECT source, observed_at, scope, reason, detail FROM marts.source_quarantine
+        SELECT source, observed_at, scope, reason, detail FROM monitoring.source_quarantine
         ORDER BY observed_at DESC, source LIMIT 200""")
 
 
@@ -234,7 +234,7 @@ def _serving_vs_api(connection: duckdb.DuckDBPyConnection, latest: date | None) 
 def read_outlooks(connection: duckdb.DuckDBPyConnection, horizon: int = OUTLOOK_HORIZON_DAYS) -> list[dict]:
     """Per series with an outlook today (marts.gpu_price_outlook_scores lists the series the warehouse holds now):
     its outlook on its last day (marts.gpu_price_outlook_daily) beside its own backtested figures, with its market's
-    channel, pricing type and unit; by GPU and market."""
+    channel and unit; by GPU and market."""
     found = _rows(connection, """
         SELECT outlook.price_date, outlook.gpu_id, outlook.market, outlook.horizon_days, outlook.price_usd,
                outlook.prob_drop_5pct, outlook.prob_drop_10pct, outlook.p10_price_usd, outlook.p50_price_usd,
@@ -252,7 +252,7 @@ def read_outlooks(connection: duckdb.DuckDBPyConnection, horizon: int = OUTLOOK_
         ORDER BY outlook.gpu_id, outlook.market""", [horizon])
     for row in found:
         market = MARKETS.get(row["market"])
-        row.update(channel=market.channel if market else None, pricing_type=market.pricing_type if market else None,
+        row.update(channel=market.channel if market else None,
                    price_per=market.price_per if market else None, disagreement=outlook_disagreement(row))
     return found
 
@@ -303,49 +303,50 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
     # Each GPU page's history in its own query: one query for every GPU is ~90k rows at 3 years of history.
     gpu_ids = [r[0] for r in connection.execute("SELECT DISTINCT gpu_id FROM marts.gpu_prices_daily ORDER BY 1").fetchall()]
     prices = [row for gpu_id in gpu_ids for row in _rows(connection, """
-        SELECT prices.gpu_id, prices.price_date, prices.channel, prices.pricing_type, prices.price_per,
+        SELECT prices.gpu_id, prices.price_date, prices.channel, prices.market, prices.price_per,
                prices.min_price_usd, prices.median_price_usd, prices.offer_count, prices.is_synthetic,
                signals.trailing_30d_min_usd, signals.trailing_30d_median_usd,
                signals.trailing_90d_min_usd, signals.trailing_90d_median_usd
         FROM marts.gpu_prices_daily AS prices
-        JOIN marts.buy_signals AS signals USING (price_date, gpu_id, channel, pricing_type, price_per)
+        JOIN marts.buy_signals_daily AS signals USING (price_date, gpu_id, channel, market, price_per)
         WHERE prices.gpu_id = ? AND signals.gpu_id = ?
-        ORDER BY channel, pricing_type, price_date""", [gpu_id, gpu_id])]
+        ORDER BY channel, market, price_date""", [gpu_id, gpu_id])]
     price_index = [row for gpu_id in gpu_ids for row in _rows(connection, """
-        SELECT price_index.gpu_id, price_index.price_date, price_index.channel, price_index.pricing_type,
+        SELECT price_index.gpu_id, price_index.price_date, price_index.channel, price_index.market,
                price_index.price_per, price_index.price_index, price_index.matched_provider_count,
                price_index.is_synthetic OR coalesce(prices.is_synthetic, false) AS is_synthetic
         FROM marts.gpu_price_index_daily AS price_index
-        LEFT JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, pricing_type, price_per)
+        LEFT JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, market, price_per)
         WHERE price_index.gpu_id = ?
-        ORDER BY channel, pricing_type, price_per, price_date""", [gpu_id])]
+        ORDER BY channel, market, price_per, price_date""", [gpu_id])]
     signals = _rows(connection, """
-        SELECT * FROM marts.buy_signals
-        QUALIFY row_number() OVER (PARTITION BY gpu_id, channel, pricing_type, price_per ORDER BY price_date DESC) = 1
-        ORDER BY gpu_id, channel, pricing_type""")
+        SELECT * FROM marts.buy_signals_daily
+        QUALIFY row_number() OVER (PARTITION BY gpu_id, channel, market, price_per ORDER BY price_date DESC) = 1
+        ORDER BY gpu_id, channel, market""")
     rent_vs_buy = {r["gpu_id"]: r for r in _rows(connection, """
-        SELECT * FROM marts.rent_vs_buy QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1""")}
+        SELECT * FROM marts.rent_vs_buy_daily
+        QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1""")}
     offers = _rows(connection, """
-        SELECT gpu_id, price_date, provider, source, channel, pricing_type, region,
+        SELECT gpu_id, price_date, provider, source, channel, market, region,
                instance_type, title, unit_price_usd, price_per, url, is_synthetic
         FROM marts.gpu_latest_offers WHERE price_rank <= ?
         ORDER BY gpu_id, price_rank""", [OFFERS_PER_GPU])
     provider_moves = _rows(connection, f"""
         WITH last_day AS (SELECT gpu_id, max(price_date) AS last_date FROM marts.gpu_price_relatives_daily
                           GROUP BY gpu_id)
-        SELECT relatives.gpu_id, channel, pricing_type, price_per, provider, count(*) AS matched_days,
+        SELECT relatives.gpu_id, channel, market, price_per, provider, count(*) AS matched_days,
                exp(sum(log_relative)) - 1 AS change, arg_max(price_usd, price_date) AS price_usd,
                max(price_date) AS last_date, bool_or(is_synthetic) AS is_synthetic
         FROM marts.gpu_price_relatives_daily AS relatives JOIN last_day USING (gpu_id)
         WHERE relatives.price_date > last_day.last_date - INTERVAL {PROVIDER_MOVE_DAYS} DAY
-        GROUP BY relatives.gpu_id, channel, pricing_type, price_per, provider
+        GROUP BY relatives.gpu_id, channel, market, price_per, provider
         HAVING abs(sum(log_relative)) > 1e-9  -- the providers that held their price are not listed
         QUALIFY row_number() OVER (PARTITION BY relatives.gpu_id
-                                   ORDER BY abs(change) DESC, channel, pricing_type, provider) <= {PROVIDER_MOVES_PER_GPU}
-        ORDER BY relatives.gpu_id, abs(change) DESC, channel, pricing_type, provider""")
+                                   ORDER BY abs(change) DESC, channel, market, provider) <= {PROVIDER_MOVES_PER_GPU}
+        ORDER BY relatives.gpu_id, abs(change) DESC, channel, market, provider""")
     imported = connection.execute("""
         SELECT DISTINCT gpu_id, source FROM marts.gpu_prices_by_source_daily
-        WHERE source IN (SELECT source FROM marts.source_runs WHERE trigger = 'import') ORDER BY ALL""").fetchall()
+        WHERE source IN (SELECT source FROM monitoring.source_runs WHERE trigger = 'import') ORDER BY ALL""").fetchall()
     pages = []
     for gpu_id in gpu_ids:
         pages.append(GpuPage(

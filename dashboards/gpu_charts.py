@@ -37,8 +37,9 @@ def _day(row: dict) -> date:
     return row["price_date"]
 
 
-def market_label(channel: str, pricing_type: str) -> str:
-    return f"{channel} {pricing_type.replace('_', ' ')}"
+def market_label(channel: str, market: str) -> str:
+    """cloud on demand, marketplace spot, retail new: the channel once."""
+    return (market if market.startswith(channel) else f"{channel} {market}").replace("_", " ")
 
 
 def _runs(rows: list[dict], replay_of, gap_days: int) -> list[tuple[bool, list[dict]]]:
@@ -202,7 +203,7 @@ def price_chart(rows: list[dict], index: int) -> dict:
     layout = {"yaxis": {"title": {"text": PER_LABEL.get(rows[0]["price_per"], "USD")}, "rangemode": "tozero"},
               "xaxis": _x_axis(_day(rows[0]), _day(rows[-1])), "legend": LEGEND, "height": 360,
               **_replay_shapes(_replay_bands(runs))}
-    return {"id": f"series-{index}", "label": market_label(rows[0]["channel"], rows[0]["pricing_type"]),
+    return {"id": f"series-{index}", "label": market_label(rows[0]["channel"], rows[0]["market"]),
             "price_per": rows[0]["price_per"], "first_date": _day(rows[0]), "last_date": _day(rows[-1]),
             "days": len(rows), "replay_days": sum(1 for r in rows if r["is_synthetic"]),
             "thinned_to_days": period if period > 1 else None,
@@ -210,11 +211,11 @@ def price_chart(rows: list[dict], index: int) -> dict:
 
 
 def price_charts(prices: list[dict]) -> list[dict]:
-    """One chart per channel x pricing type (x unit), each over its market's whole history."""
-    keys = sorted({(r["channel"], r["pricing_type"], r["price_per"]) for r in prices})
+    """One chart per channel x market (x unit), each over its market's whole history."""
+    keys = sorted({(r["channel"], r["market"], r["price_per"]) for r in prices})
     charts = []
     for index, key in enumerate(keys):
-        rows = sorted((r for r in prices if (r["channel"], r["pricing_type"], r["price_per"]) == key), key=_day)
+        rows = sorted((r for r in prices if (r["channel"], r["market"], r["price_per"]) == key), key=_day)
         charts.append(price_chart(rows, index))
     return charts
 
@@ -229,12 +230,12 @@ def index_chart(index_rows: list[dict]) -> dict | None:
     def replay_of(row):
         return row["is_synthetic"]
 
-    keys = sorted({(r["channel"], r["pricing_type"], r["price_per"]) for r in index_rows})
+    keys = sorted({(r["channel"], r["market"], r["price_per"]) for r in index_rows})
     data: list[dict] = []
     every_run: list[tuple[bool, list[dict]]] = []
     periods: list[int] = []
     for number, key in enumerate(keys):
-        rows = sorted((r for r in index_rows if (r["channel"], r["pricing_type"], r["price_per"]) == key), key=_day)
+        rows = sorted((r for r in index_rows if (r["channel"], r["market"], r["price_per"]) == key), key=_day)
         drawn, period = thinned([{**r, "min_price_usd": round(r["price_index"], 3), "median_price_usd": None}
                                  for r in rows], replay_of)
         periods.append(period)

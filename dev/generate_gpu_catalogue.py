@@ -26,7 +26,7 @@ from config.settings import PROJECT_ROOT
 
 CATALOGUE_CSV = PROJECT_ROOT / "models" / "seeds" / "gpu_catalogue.csv"
 VENDORS = {"NVIDIA": "NVIDIA", "AMD": "AMD", "Intel": "Intel"}
-COLUMNS = ("gpu_id", "name", "vendor", "generation", "architecture", "release_date", "memory_gb", "memory_type",
+COLUMNS = ("gpu_id", "name", "vendor", "generation", "architecture", "release_date", "memory_gib", "memory_type",
            "memory_bandwidth_gbps", "fp32_tflops", "tdp_w", "bus_interface", "techpowerup_id", "source")
 
 # Not a card you can buy or rent on its own: laptop (Mobile, Max-Q laptop parts, -M/-MW/-T/-W product lines,
@@ -61,12 +61,12 @@ def id_body(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def memory_suffix(memory_gb: float | None) -> str:
-    if not memory_gb:
+def memory_suffix(memory_gib: float | None) -> str:
+    if not memory_gib:
         return ""
-    if memory_gb >= 1 and float(memory_gb).is_integer():
-        return f"-{int(memory_gb)}gb"
-    return f"-{round(memory_gb * 1024)}mb"
+    if memory_gib >= 1 and float(memory_gib).is_integer():
+        return f"-{int(memory_gib)}gb"
+    return f"-{round(memory_gib * 1024)}mb"
 
 
 def _number(value: float | None, digits: int) -> str:
@@ -84,7 +84,7 @@ def catalogue_rows(database: GPUDatabase, source: str) -> list[dict]:
             "gpu_id": gpu_id, "name": spec.name, "vendor": VENDORS[spec.manufacturer], "generation": spec.generation,
             "architecture": spec.architecture or "",
             "release_date": spec.release_date.isoformat() if spec.release_date else "",
-            "memory_gb": _number(spec.memory_size_gb, 3), "memory_type": spec.memory_type or "",
+            "memory_gib": _number(spec.memory_size_gb, 3), "memory_type": spec.memory_type or "",
             "memory_bandwidth_gbps": _number(spec.memory_bandwidth_gb_s, 1),
             "fp32_tflops": _number(spec.single_float_performance_gflop_s / 1000
                                    if spec.single_float_performance_gflop_s is not None else None, 3),

@@ -35,6 +35,7 @@ from scrapers.replay import (
 )
 from warehouse.paths import database_path
 from warehouse.pipeline import fetch_and_land, ingest
+from warehouse.schema import DROPPED_OFFER_COLUMNS
 
 TRIGGER = "synthetic-history"
 MARKETPLACE_SOURCE = "vast"
@@ -126,6 +127,10 @@ def _prepare_templates(connection, marketplace_offers: int, seed: int) -> None:
         {"marketplace_sources": list(MARKETPLACE_TEMPLATE_SOURCES), "offers": marketplace_offers,
          "source": MARKETPLACE_SOURCE, "seed": seed},
     )
+    # a template loaded before the legacy USD columns were dropped (warehouse/schema.py) still has them, NULL
+    for table in ("offer_template", "marketplace_template"):
+        for column in DROPPED_OFFER_COLUMNS:
+            connection.execute(f"ALTER TABLE {table} DROP COLUMN IF EXISTS {column}")
     connection.execute(
         """
         CREATE OR REPLACE TEMP TABLE fx_template AS
@@ -184,14 +189,12 @@ def _generate_days(connection, first_day: date, days: int, seed: int) -> int:
                             AND price_paths.day = days.day
             WHERE hash($seed, 'present', rows.source, rows.offer_id, days.day) % 100 >= 5
         )
-        SELECT priced.* EXCLUDE (day, factor, host_factor, price, price_usd, price_per_gpu_hour_usd, price_per_unit),
+        SELECT priced.* EXCLUDE (day, factor, host_factor, price, price_per_unit),
                source || '-' || strftime(day, '%Y%m%d') || 'T230000Z-synthetic' AS run_id,
                timezone('UTC', day + TIME '23:00:00') AS observed_at,
                'synthetic-history/' || source || '/' || strftime(day, '%Y-%m-%d') AS landing_ref,
                true AS is_synthetic,
                greatest(0.01, round(price * factor, 4))::DECIMAL(24, 10) AS price,
-               NULL::DECIMAL(24, 10) AS price_usd,  -- legacy columns: the models convert to USD
-               NULL::DECIMAL(18, 6) AS price_per_gpu_hour_usd,
                greatest(0.01, round(price_per_unit * factor, 6))::DECIMAL(18, 6) AS price_per_unit
         FROM priced
         ORDER BY day, source

@@ -98,7 +98,7 @@ class Expectations:
 
     expected_gpu_ids: frozenset[str]
     min_offers: int = 1
-    # per-GPU band of price_per_gpu_hour_usd (low, high); GPUs not listed use scrapers.integrity.DEFAULT_BANDS
+    # per-GPU band of the USD price per GPU-hour (low, high); GPUs not listed use scrapers.integrity.DEFAULT_BANDS
     price_bands: dict[str, tuple[Decimal, Decimal]] = field(default_factory=dict)
     max_rejected_share: float = 0.2
 

@@ -60,7 +60,7 @@ def as_meant(name: str) -> str:
     return _PCIE_WITH_AN_L.sub(r"\1I", name)
 
 
-def memory_class_gb(mebibytes: float) -> int:
+def memory_class_gib(mebibytes: float) -> int:
     """Snap a reported memory size to the marketed capacity (81559 MiB -> 80, 143771 MiB -> 141)."""
     gib = mebibytes / 1024
     return min(_MEMORY_CLASSES_GB, key=lambda size: abs(size - gib))
@@ -109,7 +109,7 @@ class _Word:
 @dataclass(frozen=True)
 class _Variant:
     gpu_id: str
-    memory_gb: int | None
+    memory_gib: int | None
     is_base: bool       # TechPowerUp's page names no memory size: the model's base variant
     release_date: str
     is_hbm: bool
@@ -185,9 +185,9 @@ def _catalogue() -> dict[tuple[str, ...], list[_Variant]]:
             if not (any(word.isdigit() for word in key) and any(word.isalpha() for word in key)):
                 continue  # "Quadro" (the 1999 card) alone would claim every Quadro title
             sizes = models.setdefault(key, {})
-            held = sizes.get(variant.memory_gb)
+            held = sizes.get(variant.memory_gib)
             if held is None or _base_order(variant) < _base_order(held):
-                sizes[variant.memory_gb] = variant
+                sizes[variant.memory_gib] = variant
     table = {key: list(sizes.values()) for key, sizes in models.items()}
     short: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     for key in table:
@@ -201,7 +201,7 @@ def _catalogue() -> dict[tuple[str, ...], list[_Variant]]:
 
 
 def _base_order(variant: _Variant) -> tuple:
-    return (not variant.is_base, variant.release_date, variant.memory_gb or 0, variant.gpu_id)
+    return (not variant.is_base, variant.release_date, variant.memory_gib or 0, variant.gpu_id)
 
 
 @functools.cache
@@ -218,11 +218,11 @@ def _variant(variants: list[_Variant], stated: list[int]) -> _Variant | None:
     rounds sizes), except for HBM parts. No size stated: the base variant (module docstring)."""
     for size in stated:
         for variant in variants:
-            if variant.memory_gb == size:
+            if variant.memory_gib == size:
                 return variant
     hbm = any(variant.is_hbm for variant in variants)
     if stated and not hbm:
-        return min(variants, key=lambda variant: (abs((variant.memory_gb or 0) - stated[0]), _base_order(variant)))
+        return min(variants, key=lambda variant: (abs((variant.memory_gib or 0) - stated[0]), _base_order(variant)))
     if len(variants) == 1 and not stated:
         return variants[0]
     if hbm:
@@ -257,7 +257,7 @@ def find_in_catalogue(text: str) -> tuple[str, str] | None:
     if variant is None:
         return None
     model_text = text[span_start:span_end]
-    said = next((m for m in after if m[0] == variant.memory_gb), None)
+    said = next((m for m in after if m[0] == variant.memory_gib), None)
     if said and len(variants) > 1 and not span_start <= said[1] < span_end:
         model_text = f"{model_text} {text[said[1]:said[2]]}"
     return model_text, variant.gpu_id

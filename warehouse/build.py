@@ -30,7 +30,12 @@ MODELS_DIR = PROJECT_ROOT / "models"
 PARSE_STATE = "partial_parse.msgpack"
 PARSE_CACHE = PROJECT_ROOT / ".cache" / "dbt" / PARSE_STATE
 # Models renamed or removed: an older warehouse would keep serving their last build, stale, to anyone who queries them.
-RETIRED_MODELS = ("intermediate.int_gpu_purchase_prices_daily", "intermediate.int_gpu_price_links__daily")
+RETIRED_MODELS = ("intermediate.int_gpu_purchase_prices_daily", "intermediate.int_gpu_price_links__daily",
+                  # daily marts named so (issue 27)
+                  "marts.buy_signals", "marts.rent_vs_buy",
+                  # monitoring in a schema of its own (issue 27)
+                  "marts.unmatched_gpu_names", "marts.estimate_assumptions", "marts.source_runs",
+                  "marts.source_freshness", "marts.source_quarantine")
 
 
 # Past this many changed days an incremental build is no cheaper than a full one (an ECB history backfill, a
@@ -240,6 +245,16 @@ def _ran_out_of_memory(result) -> bool:
     return any("Out of Memory Error" in (node.message or "") for node in getattr(result.result, "results", None) or [])
 
 
+def drop_retired_models(connection) -> None:
+    """Drop what an older warehouse still holds of RETIRED_MODELS (a table or a view)."""
+    for relation in RETIRED_MODELS:
+        schema, name = relation.split(".")
+        found = connection.execute("SELECT table_type FROM information_schema.tables WHERE table_schema = ? "
+                                   "AND table_name = ?", [schema, name]).fetchone()
+        if found:
+            connection.execute(f"DROP {'VIEW' if found[0] == 'VIEW' else 'TABLE'} {relation}")
+
+
 def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: bool = False) -> BuildPlan:
     """dbt build: seeds, staging, intermediate, marts, and every data test. Incremental: the day-by-day tables
     rewrite only the days that changed since the last build (plan_build); a full rebuild when asked, on the first
@@ -257,8 +272,7 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
     with db.connect() as connection:  # creates the raw tables, or adds columns an older warehouse lacks
         plan = plan_build(connection, full_refresh, overrides)
         refresh_gpu_name_matches(connection, None if plan.full_refresh else plan.rebuild_dates)
-        for relation in RETIRED_MODELS:
-            connection.execute(f"DROP TABLE IF EXISTS {relation}")
+        drop_retired_models(connection)
         outlook.create_table(connection)  # what the view marts.gpu_price_outlook_daily reads
         outlook.create_scores_table(connection)  # and marts.gpu_price_outlook_scores
         buy_verdicts.create_tables(connection)  # and marts.buy_verdicts, marts.buy_signal_backtest

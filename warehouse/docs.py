@@ -15,18 +15,16 @@ from scrapers.registry import all_sources
 from scrapers.replay import load_recordings
 from warehouse import db
 from warehouse.landing import DATA_ORIGINS
-from warehouse.markets import MARKETS
+from warehouse.markets import CHANNELS, MARKETS
 
-DOCUMENTED_SCHEMAS = ("raw", "meta", "reference", "staging", "intermediate", "marts", "alerts")
+DOCUMENTED_SCHEMAS = ("raw", "meta", "reference", "staging", "intermediate", "marts", "monitoring", "alerts")
 
 # The values a categorical column of the marts may hold, by column name, from the code that writes them. A mart's
 # YAML that tests a column's values (accepted_values, checked by dbt at every build) names them instead: where both
 # do, they agree (tests/warehouse/test_schema_docs.py), and the offline run's marts hold no other value
 # (tests/flows/test_offline_end_to_end.py).
-MARKET_CHANNELS = tuple(dict.fromkeys(market.channel for market in MARKETS.values()))  # retail split by condition
-OFFER_CHANNELS = ("cloud", "marketplace", "retail")  # raw.offers' cloud | retail, marketplace set in staging
 CATEGORICAL_VALUES: dict[str, tuple[str, ...]] = {
-    "channel": MARKET_CHANNELS,
+    "channel": CHANNELS,
     "market": tuple(MARKETS),
     "pricing_type": PRICING_TYPES,
     "price_per": ("gpu_hour", "card"),
@@ -39,10 +37,8 @@ CATEGORICAL_VALUES: dict[str, tuple[str, ...]] = {
     "data_origin": (*DATA_ORIGINS, "unknown"),
     "purchase_price_basis": ("street_new", "launch_price"),
 }
-# A column whose values differ in one mart: the offer-level marts keep the offers' channel (retail not split).
+# A column whose values differ in one mart.
 TABLE_CATEGORICAL_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("offers_daily", "channel"): OFFER_CHANNELS,
-    ("gpu_prices_by_source_daily", "channel"): OFFER_CHANNELS,
     ("commitment_outcomes", "market"): ("reserved_1y", "reserved_3y"),  # a commitment's term
     ("spot_discount_daily", "channel"): ("cloud", "marketplace"),  # rentals only
 }
@@ -51,9 +47,10 @@ TABLE_CATEGORICAL_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
 @functools.cache
 def yaml_accepted_values() -> dict[tuple[str, str], tuple[str, ...]]:
     """(mart, column) -> the values its YAML allows: the accepted_values of the model's column_values data test
-    (models/marts/*.yml, macros/test_column_values.sql)."""
+    (models/marts/*.yml and models/monitoring/*.yml, macros/test_column_values.sql)."""
     found = {}
-    for path in sorted((PROJECT_ROOT / "models" / "marts").glob("*.yml")):
+    for path in sorted([*(PROJECT_ROOT / "models" / "marts").glob("*.yml"),
+                        *(PROJECT_ROOT / "models" / "monitoring").glob("*.yml")]):
         for model in (yaml.safe_load(path.read_text()) or {}).get("models", []):
             for test in model.get("data_tests", []):
                 if isinstance(test, dict) and "column_values" in test:
@@ -64,7 +61,8 @@ def yaml_accepted_values() -> dict[tuple[str, str], tuple[str, ...]]:
 
 
 def categorical_values(table: str, column: str) -> tuple[str, ...] | None:
-    """The values marts.<table>.<column> may hold; None for a column that is not categorical."""
+    """The values marts.<table>.<column> (or monitoring.<table>.<column>) may hold; None for a column that is not
+    categorical."""
     return (yaml_accepted_values().get((table, column)) or TABLE_CATEGORICAL_VALUES.get((table, column))
             or CATEGORICAL_VALUES.get(column))
 
@@ -82,15 +80,17 @@ def schema_markdown() -> str:
             [list(DOCUMENTED_SCHEMAS)],
         ).fetchall()
         mart_columns = connection.execute(
-            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'marts' "
-            "ORDER BY table_name, ordinal_position").fetchall()
+            "SELECT table_schema, table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema IN ('marts', 'monitoring') ORDER BY table_schema, table_name, ordinal_position"
+        ).fetchall()
     lines = ["| table | columns |", "|---|---|"]
     lines += [f"| `{schema}.{table}` | {columns} |" for schema, table, columns in rows]
-    lines += ["", "Values of the marts' categorical columns:", "", "| table | column | values |", "|---|---|---|"]
-    for table, column in mart_columns:
+    lines += ["", "Values of the marts' (and monitoring's) categorical columns:", "", "| table | column | values |",
+              "|---|---|---|"]
+    for schema, table, column in mart_columns:
         values = categorical_values(table, column)
         if values:
-            lines.append(f"| `marts.{table}` | `{column}` | {', '.join(f'`{value}`' for value in values)} |")
+            lines.append(f"| `{schema}.{table}` | `{column}` | {', '.join(f'`{value}`' for value in values)} |")
     return "\n".join(lines)
 
 

@@ -14,7 +14,8 @@ from warehouse.paths import export_root
 EXPORTED_MARTS = (
     "gpu_market_prices_daily", "gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily",
     "training_cost_daily",
-    "inference_cost_daily", "inference_api_prices_daily", "rent_vs_buy", "buy_signals", "gpu_price_index_daily",
+    "inference_cost_daily", "inference_api_prices_daily", "rent_vs_buy_daily", "buy_signals_daily",
+    "gpu_price_index_daily",
     "offers_daily", "gpu_quotes", "gpu_price_relatives_daily", "gpu_price_outlook_daily", "spot_discount_daily",
     "commitment_outcomes",
 )

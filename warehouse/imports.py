@@ -63,7 +63,7 @@ PRICE_QUANTUM = Decimal("1e-10")
 # the working columns of a file's rows (apart from any column a file may have)
 LINE, AT, ERROR, FIELDS_ERROR, ROW_OBSERVED = "__line", "__at", "__error", "__fields_error", "__row_observed_at"
 PER_UNITS = {"card": "card", "gpu_hour": "gpu_hour", "instance_hour": "instance_hour"}
-USED_CONDITIONS = ("used", "refurbished", "open_box")
+USED_CONDITIONS = MARKETS["retail_used"].condition
 IMPORT_PARSER_VERSION = 1
 KEEPA_PROVIDER = "amazon"  # Keepa tracks Amazon listings; its price history is Amazon's
 # The window an observation's time must fall in. Not before 2006, the year the first CUDA GPU (the GeForce 8800
@@ -246,7 +246,7 @@ def _attributes(gpu: str | None, provider: str, market: str | None, currency: st
     market = (market or "").strip().lower()
     if market not in IMPORT_MARKETS:
         raise ValueError(f"market {market!r} is not one of {', '.join(IMPORT_MARKETS)}")
-    channel = MARKETS[market].raw_channel
+    channel = MARKETS[market].channel  # cloud | retail: a marketplace is no import choice
     currency = (currency or "").strip().upper()
     if not _CURRENCY.match(currency):
         raise ValueError(f"currency {currency!r} is not an ISO 4217 code (USD, EUR, CNY)")

@@ -38,8 +38,6 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "currency": pl.String,
     "price_unit": pl.String,
     "price_role": pl.String,
-    "price_usd": pl.Decimal(24, 10),  # legacy columns, left NULL: the models convert (see the module docstring)
-    "price_per_gpu_hour_usd": pl.Decimal(18, 6),
     "price_per_unit": pl.Decimal(18, 6),
     "includes_host_vm": pl.Boolean,
     "region": pl.String,
@@ -109,8 +107,6 @@ def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> pl.Da
                 "currency": offer.currency.upper(),
                 "price_unit": offer.price_unit,
                 "price_role": offer.price_role,
-                "price_usd": None,
-                "price_per_gpu_hour_usd": None,
                 "price_per_unit": price_per_unit(offer),
                 "includes_host_vm": offer.includes_host_vm,
                 "region": offer.region,

@@ -1,7 +1,8 @@
 """The DuckDB schema of the raw layer. dbt owns staging / intermediate / marts; Python owns `raw`.
 
 raw.offers, raw.fx_rates and raw.api_token_prices are append-only: rows are inserted once per (run_id,
-parser_version) and never updated or deleted.
+parser_version) and never updated or deleted (one migration of an older warehouse aside: a legacy column's derived
+figure moved to price_per_unit, _move_legacy_unit_prices; no observed value changes).
 A re-parse after a parser fix adds a new parser_version beside the old rows; staging reads the newest.
 Taking an import back (`gpuprices import undo`) appends to raw.retractions; the staging models leave retracted runs
 and quotes out (warehouse/retractions.py).
@@ -9,7 +10,7 @@ and quotes out (warehouse/retractions.py).
 
 from __future__ import annotations
 
-SCHEMAS = ("raw", "meta", "staging", "intermediate", "marts")
+SCHEMAS = ("raw", "meta", "staging", "intermediate", "marts", "monitoring")
 
 RAW_TABLES = {
     "raw.ingest_runs": """
@@ -40,7 +41,7 @@ RAW_TABLES = {
         parser_version         INTEGER NOT NULL,
         observed_at            TIMESTAMPTZ NOT NULL,
         source                 VARCHAR NOT NULL,
-        channel                VARCHAR NOT NULL,  -- cloud | retail
+        channel                VARCHAR NOT NULL,  -- cloud | retail (staging adds marketplace, by provider)
         provider               VARCHAR NOT NULL,
         offer_id               VARCHAR NOT NULL,
         title                  VARCHAR,
@@ -53,8 +54,6 @@ RAW_TABLES = {
         currency               VARCHAR NOT NULL,          -- ISO 4217, as given
         price_unit             VARCHAR NOT NULL,          -- gpu_hour | instance_hour | instance_term | card
         price_role             VARCHAR NOT NULL,          -- selling | list | shipping ...
-        price_usd              DECIMAL(24, 10),           -- legacy: set for USD rows by loads before 2026-11;
-        price_per_gpu_hour_usd DECIMAL(18, 6),            --   NULL since (the models convert every currency)
         includes_host_vm       BOOLEAN NOT NULL,          -- the price includes the host VM
         region                 VARCHAR,
         instance_type          VARCHAR,
@@ -205,6 +204,13 @@ JOIN latest_run USING (run_id)
 """
 
 
+# Columns dropped from raw.offers: price_usd and price_per_gpu_hour_usd, the USD figures loads before 2026-11 computed
+# for USD rows (NULL since: the models convert every currency from price / price_per_unit). Nothing read price_usd
+# (the models recompute it from `price`); a legacy row may hold its per-unit price only in price_per_gpu_hour_usd,
+# so that is moved first (_move_legacy_unit_prices).
+DROPPED_OFFER_COLUMNS = ("price_usd", "price_per_gpu_hour_usd")
+
+
 RENAMED_COLUMNS = (
     ("raw.offers", "bundled", "includes_host_vm"),
     ("raw.ingest_runs", "offers_parsed", "rows_parsed"),
@@ -232,4 +238,27 @@ def create_raw_schema(connection) -> None:
             [schema, name, old]).fetchone()[0]
         if found:
             connection.execute(f"ALTER TABLE {table} RENAME COLUMN {old} TO {new}")
+    _move_legacy_unit_prices(connection)
     connection.execute(OFFERS_AS_OF_SQL)
+
+
+def _move_legacy_unit_prices(connection) -> None:
+    """An older warehouse's raw.offers loses DROPPED_OFFER_COLUMNS. A USD rental row loaded before price_per_unit
+    existed holds its price per GPU-hour only in price_per_gpu_hour_usd: that figure is set as its price_per_unit
+    first. This rewrites no observation: price, currency and unit stay as given; price_per_unit is the same derived
+    figure (price per GPU-hour in the row's own currency, USD) the load computed from them, copied exactly
+    (DECIMAL(18, 6) to DECIMAL(18, 6)), as the models read it so far (coalesce(price_per_unit,
+    price_per_gpu_hour_usd) for rentals). A card's or a non-USD row's legacy figures were read by no model. Each
+    step can run again after a crash: the copy touches only rows whose price_per_unit is still NULL."""
+    present = {row[0] for row in connection.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'raw' AND table_name = 'offers'"
+    ).fetchall()}
+    if "price_per_gpu_hour_usd" in present:
+        # its own statement: DuckDB commits no ALTER TABLE in the transaction of an UPDATE of the same table
+        connection.execute("""
+            UPDATE raw.offers SET price_per_unit = price_per_gpu_hour_usd
+            WHERE price_per_unit IS NULL AND price_per_gpu_hour_usd IS NOT NULL AND currency = 'USD'
+              AND channel = 'cloud'""")
+    for column in DROPPED_OFFER_COLUMNS:
+        if column in present:
+            connection.execute(f"ALTER TABLE raw.offers DROP COLUMN {column}")

@@ -10,7 +10,6 @@ from warehouse import db
 from warehouse.build import carry_forward_days
 from warehouse.incidents import listed as listed_incidents
 from warehouse.incidents import render_line as incident_line
-from warehouse.markets import SOURCE_MARKET_SQL
 
 
 def _has_table(connection, schema: str, table: str) -> bool:
@@ -44,8 +43,8 @@ def staleness(days_behind: int | None, carry_days: int, imported: bool = False) 
 
 # The prices the market figures set aside on the newest price day (int_provider_prices__daily's rules), as listed
 # by source: the same query for `gpuprices status` and the sources page.
-SUSPECT_PRICES_SQL = f"""
-    SELECT price_date, source, provider, gpu_id, {SOURCE_MARKET_SQL} AS market, price_per,
+SUSPECT_PRICES_SQL = """
+    SELECT price_date, source, provider, gpu_id, market, price_per,
            min_price_usd AS price_usd, suspect_reason, is_synthetic
     FROM marts.gpu_prices_by_source_daily
     WHERE suspect_reason IS NOT NULL
@@ -114,8 +113,8 @@ def status() -> dict:
             GROUP BY source, run_id ORDER BY max(quarantined_at) DESC, source LIMIT 20
             """,
         )
-        if _has_table(connection, "marts", "unmatched_gpu_names"):
-            unmatched_sql = "SELECT * FROM marts.unmatched_gpu_names ORDER BY source, observation_count DESC"
+        if _has_table(connection, "monitoring", "unmatched_gpu_names"):
+            unmatched_sql = "SELECT * FROM monitoring.unmatched_gpu_names ORDER BY source, observation_count DESC"
         else:  # before the first dbt build: the parser's own resolution
             unmatched_sql = """
                 SELECT source, provider, raw_gpu_name, count(*) AS observation_count,

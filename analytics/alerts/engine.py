@@ -32,7 +32,7 @@ from analytics.price_history import series as price_series
 from scrapers.gpu_names import resolve_typed
 from warehouse import db
 from warehouse.db import fetch_dicts
-from warehouse.markets import MARKETS as MARKET_COLUMNS
+from warehouse.markets import MARKETS
 
 # -- evaluation -----------------------------------------------------------------------------------------------------
 SCHEMA_SQL = """
@@ -83,8 +83,8 @@ with series as (
         price_date, gpu_id, price_usd, is_synthetic,
         price_usd / (1 + change_vs_previous_7d_median) as previous_7d_median_usd,
         min(price_usd) over (order by price_date rows between unbounded preceding and 1 preceding) as previous_low_usd
-    from marts.buy_signals
-    where gpu_id = $gpu_id and channel = $channel and pricing_type = $pricing_type and price_per = $price_per
+    from marts.buy_signals_daily
+    where gpu_id = $gpu_id and market = $market and price_per = $price_per
       and price_date <= $day
 )
 select * from series where price_date = $day
@@ -99,7 +99,7 @@ with series as (
                                                           and interval 1 day preceding) as previous_7d_median_usd,
         min(min_price_usd) over (order by price_date rows between unbounded preceding and 1 preceding) as previous_low_usd
     from marts.gpu_market_prices_daily
-    where gpu_id = $gpu_id and channel = $channel and pricing_type = $pricing_type and price_per = $price_per
+    where gpu_id = $gpu_id and market = $market and price_per = $price_per
       and price_date <= $day
 )
 select * from series where price_date = $day
@@ -107,7 +107,7 @@ select * from series where price_date = $day
 
 PROVIDERS_SQL = """
 select provider_count, credible_provider_count from marts.gpu_market_prices_daily
-where price_date = $day and gpu_id = $gpu_id and channel = $channel and pricing_type = $pricing_type
+where price_date = $day and gpu_id = $gpu_id and market = $market
   and price_per = $price_per
 """
 
@@ -115,7 +115,7 @@ where price_date = $day and gpu_id = $gpu_id and channel = $channel and pricing_
 CHEAPEST_OFFER_SQL = """
 select provider, source, title, url, price, currency, unit_price_usd, is_synthetic
 from intermediate.{offers}
-where price_date = $day and gpu_id = $gpu_id and channel = $channel and pricing_type = $pricing_type
+where price_date = $day and gpu_id = $gpu_id and market = $market
   and price_per = $price_per
 order by unit_price_usd, provider
 limit 1
@@ -206,9 +206,8 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
         if seen or rule.name not in gpu_ids:
             continue
         gpu_id = gpu_ids[rule.name]
-        market = MARKET_COLUMNS[rule.market]
-        channel, pricing_type, price_per = market.channel, market.pricing_type, market.price_per
-        keys = {"gpu_id": gpu_id, "channel": channel, "pricing_type": pricing_type, "price_per": price_per, "day": day}
+        price_per = MARKETS[rule.market].price_per
+        keys = {"gpu_id": gpu_id, "market": rule.market, "price_per": price_per, "day": day}
         series = _first(connection, SERIES_WITH_SUSPECT_SQL if rule.include_suspect else SERIES_SQL, keys)
         holds, reference = (None, None) if series is None else _condition(connection, rule, series, day)
         before = connection.execute(

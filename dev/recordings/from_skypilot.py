@@ -147,14 +147,14 @@ def lambda_instance_types(source_id: str) -> list[dict]:
             if name in data:
                 continue  # SkyPilot repeats each type for a hard-coded region list at the same price
             info = ast.literal_eval(row["GpuInfo"])
-            memory_gb = round(info["Gpus"][0]["MemoryInfo"]["SizeInMiB"] / 1024)
+            memory_gib = round(info["Gpus"][0]["MemoryInfo"]["SizeInMiB"] / 1024)
             count = int(float(row["AcceleratorCount"]))
             cents = Decimal(row["Price"]) * 100
             assert cents == cents.to_integral_value(), f"{name}: {row['Price']} is not whole cents"
             data[name] = {
                 "instance_type": {
-                    "name": name, "description": f"{count}x {row['AcceleratorName']} ({memory_gb} GB)",
-                    "gpu_description": f"{row['AcceleratorName']} ({memory_gb} GB)",
+                    "name": name, "description": f"{count}x {row['AcceleratorName']} ({memory_gib} GB)",
+                    "gpu_description": f"{row['AcceleratorName']} ({memory_gib} GB)",
                     "price_cents_per_hour": int(cents),
                     "specs": {"vcpus": int(float(row["vCPUs"])), "memory_gib": int(float(row["MemoryGiB"])),
                               "storage_gib": 0, "gpus": count},

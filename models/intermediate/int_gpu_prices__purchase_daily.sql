@@ -14,7 +14,7 @@ street_prices as (
         count(distinct provider) as provider_count,
         bool_or(is_synthetic) as is_synthetic
     from {{ ref('int_offers__credible_daily') }}
-    where channel = 'retail_new'
+    where market = 'retail_new'
       and {{ rebuilt_days_filter('price_date') }}
     group by all
 ),

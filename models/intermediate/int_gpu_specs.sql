@@ -22,7 +22,7 @@ select
         when architecture = 'Volta' then 'volta'
         else 'unmeasured'
     end as efficiency_family,
-    cast(memory_gb as double) as memory_gib,
+    cast(memory_gib as double) as memory_gib,
     cast(memory_bandwidth_gbps as double) as memory_bandwidth_gbps,
     cast(fp32_tflops as double) as fp32_tflops,
     cast(fp16_bf16_tensor_dense_tflops as double) as bf16_dense_tflops,

@@ -6,11 +6,11 @@ with market_offers as (
 ),
 
 suspect_providers as (
-    select price_date, gpu_id, channel, pricing_type, price_per, provider
+    select price_date, gpu_id, market, price_per, provider
     from {{ ref('int_provider_prices__daily') }}
     where is_suspect
 )
 
 select market_offers.*
 from market_offers
-anti join suspect_providers using (price_date, gpu_id, channel, pricing_type, price_per, provider)
+anti join suspect_providers using (price_date, gpu_id, market, price_per, provider)

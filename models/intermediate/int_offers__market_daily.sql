@@ -1,7 +1,7 @@
 {{ config(materialized='incremental') }}
 -- The offers the market figures are computed from, one USD price per unit each:
 --   * rentals only when the price is complete (GPU-only SKUs that need a VM on top are left out), per GPU-hour;
---   * retail cards in stock, per card, with the channel split by condition (new vs used/refurbished/open box);
+--   * retail cards in stock, per card, in a market by condition (retail_new vs retail_used: stg_raw__offers.market);
 --   * an aggregator's copy of a provider's offer (`via`) only where no source lists that provider directly;
 --   * one source per provider, GPU, pricing type and instance family (macros/instance_family.sql), so a provider
 --     seen by two sources (its own API and a catalog that copies it) counts once, while the families only one of
@@ -14,14 +14,7 @@ with daily_offers as (
 
 priced as (
     select
-        -- channel: the offers' cloud | retail, with retail split by condition (retail_new | retail_used)
-        daily_offers.* replace (
-            case
-                when daily_offers.channel <> 'retail' then daily_offers.channel
-                when daily_offers.condition = 'new' then 'retail_new'
-                when daily_offers.condition in ('used', 'refurbished', 'open_box') then 'retail_used'
-            end as channel
-        ),
+        daily_offers.*,
         case when daily_offers.price_unit = 'card' then 'card' else 'gpu_hour' end as price_per,
         {{ unit_price('price_usd', 'price_per_gpu_hour_usd', offers='daily_offers') }} as unit_price_usd,
         {{ instance_family('daily_offers.instance_type') }} as instance_family
@@ -31,7 +24,7 @@ priced as (
 complete as (
     select *
     from priced
-    where channel is not null
+    where market is not null  -- a card for parts or of unknown condition is in no market (macros/market.sql)
       and unit_price_usd is not null
       and price_role = 'selling'  -- a shipping charge or list price is not what the item sells for
       and (
@@ -81,6 +74,7 @@ select
     complete.gpu_id,
     complete.gpu_count,
     complete.pricing_type,
+    complete.market,
     complete.price,
     complete.price_per_unit,
     complete.currency,

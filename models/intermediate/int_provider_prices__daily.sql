@@ -23,7 +23,7 @@ provider_prices as (
         gpu_id,
         channel,
         pricing_type,
-        {{ market_name('channel', 'pricing_type') }} as market,
+        market,
         price_per,
         provider,
         min(unit_price_usd) as price_usd,

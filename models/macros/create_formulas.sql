@@ -2,7 +2,7 @@
   The estimate formulas, created as DuckDB macros in schema `formulas` at the start of every dbt invocation
   (on-run-start). The marts call them, and so does `gpuprices estimate` on the built warehouse, so a formula
   lives in exactly one place. Defaults come from this project's vars (dbt_project.yml), documented with their
-  sources in marts.estimate_assumptions. Byte counts use GiB (2^30) for memory: a "80 GB" H100 holds 80 GiB.
+  sources in monitoring.estimate_assumptions. Byte counts use GiB (2^30) for memory: a "80 GB" H100 holds 80 GiB.
 #}
 {% macro create_formulas() %}
 create schema if not exists formulas;

@@ -63,16 +63,15 @@ rate_of_day as (
 converted as (
     select
         -- landing_ref stays in raw.offers (the raw document of each row): a copy per day costs the full rebuild seconds
-        current_parse.* exclude (price_usd, price_per_gpu_hour_usd, is_synthetic, landing_ref),
+        current_parse.* exclude (is_synthetic, landing_ref),
         resolved_names.gpu_id,
         {{ usd_at_fx_rate('current_parse.price', 'current_parse.currency', 'current_parse.price_date',
                           fx='rate_of_day', as_type='decimal(24, 10)') }}
             as price_usd,
-        -- the one USD conversion, USD included (rows loaded before price_per_unit existed have only the USD figure
-        -- their load computed)
+        -- the one USD conversion, USD included (rows loaded before price_per_unit existed got it from their
+        -- load's USD figure: warehouse/schema.py _move_legacy_unit_prices)
         case when current_parse.channel in ('cloud', 'marketplace') then
             {{ usd_at_fx_rate('current_parse.price_per_unit', 'current_parse.currency', 'current_parse.price_date',
-                              usd_amount='coalesce(current_parse.price_per_unit, current_parse.price_per_gpu_hour_usd)',
                               fx='rate_of_day', as_type='decimal(18, 6)') }}
         end as price_per_gpu_hour_usd,
         {{ fx_rate_date_used('current_parse.currency', 'current_parse.price_date', fx='rate_of_day') }} as fx_rate_date,

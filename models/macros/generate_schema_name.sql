@@ -1,6 +1,6 @@
-{# A model lands in the schema named after its folder (staging, intermediate, marts), anything else in the schema it
-   names (seeds: reference, dbt_project.yml), never in "<target>_<schema>". The folder is read here because the
-   three folders are separate model paths: dbt's config paths start below a model path, so a folder key in
+{# A model lands in the schema named after its folder (staging, intermediate, marts, monitoring), anything else in
+   the schema it names (seeds: reference, dbt_project.yml), never in "<target>_<schema>". The folder is read here
+   because the folders are separate model paths: dbt's config paths start below a model path, so a folder key in
    dbt_project.yml (`staging: +schema: staging`) would reach no model. #}
 {% macro generate_schema_name(custom_schema_name, node) -%}
     {%- if custom_schema_name -%}

@@ -30,7 +30,7 @@
    given, adds a range on the raw timestamp so DuckDB skips row groups of other days instead of scanning all.
    `onward`: every day from the first rebuilt one on, for a table whose rows depend on earlier days (trailing
    windows, lowest price so far). `lookback_days`: also the days up to that many days before the first rebuilt one
-   (the snapshots int_offers__daily carries forward; the trailing windows of buy_signals). #}
+   (the snapshots int_offers__daily carries forward; the trailing windows of buy_signals_daily). #}
 {% macro rebuilt_days_filter(date_column, timestamp_column=none, onward=false, lookback_days=0) -%}
     {#- a unit test has no `this` (and is never incremental): every given row is in -#}
     {%- set dates = rebuild_dates() if this is not none and is_incremental() else none -%}

@@ -23,7 +23,7 @@ select
     offers.provider,
     offers.source,
     offers.channel,
-    offers.pricing_type,
+    offers.market,
     offers.region,
     offers.instance_type,
     offers.title,

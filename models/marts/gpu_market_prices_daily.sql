@@ -12,9 +12,8 @@ aggregated as (
     select
         price_date,
         gpu_id,
-        market,
         channel,
-        pricing_type,
+        market,
         price_per,
         count(*) as provider_count,
         cast(min(price_usd) as decimal(18, 6)) as min_price_usd,

@@ -6,7 +6,7 @@
 -- trends and halving times read this, not the day's cheapest price.
 with series_days as (
     -- every day a market has a credible price: a day without a matched provider holds the index
-    select distinct price_date, gpu_id, channel, pricing_type, price_per
+    select distinct price_date, gpu_id, channel, market, price_per
     from {{ ref('int_provider_prices__daily') }}
     where not is_suspect
 ),
@@ -16,7 +16,7 @@ links as (
         price_date,
         gpu_id,
         channel,
-        pricing_type,
+        market,
         price_per,
         avg(log_relative) as mean_log_relative,
         count(*) as matched_provider_count,
@@ -32,20 +32,20 @@ linked_days as (
         coalesce(links.matched_provider_count, 0) as matched_provider_count,
         coalesce(links.is_synthetic, false) as is_synthetic
     from series_days
-    left join links using (price_date, gpu_id, channel, pricing_type, price_per)
+    left join links using (price_date, gpu_id, channel, market, price_per)
 )
 
 select
     price_date,
     gpu_id,
     channel,
-    pricing_type,
+    market,
     price_per,
     cast(100 * exp(sum(mean_log_relative) over series) as double) as price_index,
     matched_provider_count,
     bool_or(is_synthetic) over series as is_synthetic
 from linked_days
 window series as (
-    partition by gpu_id, channel, pricing_type, price_per order by price_date
+    partition by gpu_id, channel, market, price_per order by price_date
     rows between unbounded preceding and current row
 )

@@ -1,5 +1,5 @@
 {{ config(materialized='incremental') }}
--- What each source charged each day: per day x GPU x channel x provider x source x pricing type x host-VM basis x
+-- What each source charged each day: per day x GPU x channel x provider x source x market x host-VM basis x
 -- condition x currency, the cheapest and median price of that day's snapshot of the source. Rentals per GPU-hour
 -- (USD), retail cards per card (in the shop's own currency and in USD): "what did each shop charge for a 4090".
 with daily_offers as (
@@ -28,6 +28,7 @@ aggregated as (
         source,
         via,
         pricing_type,
+        market,
         includes_host_vm,
         price_per,
         case when price_per = 'card' then condition end as condition,
@@ -51,19 +52,16 @@ provider_prices as (
     where {{ rebuilt_days_filter('price_date') }}
 ),
 
--- the market a row's figures count in (int_offers__market_daily's words); none for a rental that needs a VM on top
+-- the market whose figures a row's prices may count in: none for a rental that needs a VM on top
 keyed as (
     select
         *,
-        case
-            when price_per = 'card' then case when condition = 'new' then 'retail_new' else 'retail_used' end
-            when includes_host_vm then {{ market_name('channel', 'pricing_type') }}
-        end as market
+        case when price_per = 'card' or includes_host_vm then market end as figures_market
     from aggregated
 )
 
 select
-    keyed.* exclude (market),
+    keyed.* exclude (figures_market),
     -- price_per is a group key: the per-GPU-hour figures are the row's own where it is per GPU-hour (one median of
     -- millions of offers, not two)
     case when keyed.price_per = 'gpu_hour' then keyed.min_price_usd end as min_price_per_gpu_hour_usd,
@@ -72,4 +70,10 @@ select
     provider_prices.suspect_reason
 from keyed
 -- equalities only: a hash join (an OR in the condition made DuckDB loop over every pair)
-left join provider_prices using (price_date, gpu_id, provider, source, market, price_per)
+left join provider_prices
+    on provider_prices.price_date = keyed.price_date
+    and provider_prices.gpu_id = keyed.gpu_id
+    and provider_prices.provider = keyed.provider
+    and provider_prices.source = keyed.source
+    and provider_prices.market = keyed.figures_market
+    and provider_prices.price_per = keyed.price_per

@@ -1,5 +1,5 @@
 {{ config(materialized='incremental') }}
--- The market price of a GPU each day, per channel and pricing type: cheapest, 25th percentile and median over
+-- The market price of a GPU each day, per channel and market: cheapest, 25th percentile and median over
 -- the offers of that day (one source per provider; see int_offers__market_daily), in USD per GPU-hour for
 -- rentals and USD per card for retail.
 with market_offers as (
@@ -12,7 +12,7 @@ aggregated as (
         price_date,
         gpu_id,
         channel,
-        pricing_type,
+        market,
         price_per,
         cast(min(unit_price_usd) as decimal(18, 6)) as min_price_usd,
         cast(quantile_cont(unit_price_usd, 0.25) as decimal(18, 6)) as p25_price_usd,

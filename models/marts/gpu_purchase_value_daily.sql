@@ -16,7 +16,7 @@ select
     purchase.street_provider_count,
     specs.bf16_dense_tflops / purchase.purchase_price_usd as bf16_dense_tflops_per_usd,
     specs.fp8_dense_tflops / purchase.purchase_price_usd as fp8_dense_tflops_per_usd,
-    specs.memory_gib / purchase.purchase_price_usd as memory_gb_per_usd,
+    specs.memory_gib / purchase.purchase_price_usd as memory_gib_per_usd,
     purchase.is_synthetic
 from purchase
 inner join specs using (gpu_id)

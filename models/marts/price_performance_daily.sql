@@ -13,7 +13,7 @@ select
     prices.price_date,
     prices.gpu_id,
     prices.channel,
-    prices.pricing_type,
+    prices.market,
     prices.price_per,
     prices.min_price_usd,
     prices.median_price_usd,
@@ -22,7 +22,7 @@ select
     specs.bf16_dense_tflops / prices.min_price_usd as bf16_dense_tflops_per_usd,
     specs.bf16_dense_tflops / prices.median_price_usd as bf16_dense_tflops_per_usd_at_median,
     specs.fp8_dense_tflops / prices.min_price_usd as fp8_dense_tflops_per_usd,
-    specs.memory_gib / prices.min_price_usd as memory_gb_per_usd,
+    specs.memory_gib / prices.min_price_usd as memory_gib_per_usd,
     specs.memory_bandwidth_gbps / prices.min_price_usd as memory_bandwidth_gbps_per_usd,
     prices.min_price_usd / specs.bf16_dense_tflops as usd_per_bf16_dense_tflops,
     prices.is_synthetic

@@ -9,6 +9,21 @@ marketplaces as (
     select provider from {{ ref('marketplace_providers') }}
 ),
 
+-- a peer-to-peer marketplace's rentals are per-machine asks, not list prices: their own channel (raw.offers holds a
+-- scraper's cloud | retail)
+channeled as (
+    select
+        offers.* replace (
+            case
+                when offers.channel = 'cloud'
+                    and (offers.provider in (select provider from marketplaces) or offers.seller_type = 'community_cloud')
+                    then 'marketplace'
+                else offers.channel
+            end as channel
+        )
+    from source as offers
+),
+
 renamed as (
     select
         run_id,
@@ -16,13 +31,7 @@ renamed as (
         observed_at,
         cast(timezone('UTC', observed_at) as date) as price_date,
         source,
-        -- a peer-to-peer marketplace's rentals are per-machine asks, not list prices: their own channel
-        case
-            when channel = 'cloud'
-                and (provider in (select provider from marketplaces) or seller_type = 'community_cloud')
-                then 'marketplace'
-            else channel
-        end as channel,
+        channel,
         provider,
         via,
         interconnect,
@@ -32,13 +41,12 @@ renamed as (
         raw_gpu_name,
         gpu_count,
         pricing_type,
+        {{ market_name('channel', 'pricing_type', 'condition') }} as market,
         term_months,
         price,
         currency,
         price_unit,
         price_role,
-        price_usd,
-        price_per_gpu_hour_usd,
         price_per_unit,
         includes_host_vm,
         region,
@@ -49,7 +57,7 @@ renamed as (
         url,
         landing_ref,
         is_synthetic
-    from source
+    from channeled
 )
 
 select * from renamed

@@ -58,7 +58,7 @@ def _ancestor(node, tag: str):
     return node
 
 
-def gpu_raw_name(model: str, memory_gb: int | None) -> tuple[str, str | None]:
+def gpu_raw_name(model: str, memory_gib: int | None) -> tuple[str, str | None]:
     """("NVIDIA HGX H100", 80) -> ("H100 SXM 80GB", "sxm"): the vendor dropped, HGX read as its SXM form factor,
     the per-GPU memory added; the interconnect the name states (sxm, nvlink for NVL72, else None)."""
     words = model.split()
@@ -70,8 +70,8 @@ def gpu_raw_name(model: str, memory_gb: int | None) -> tuple[str, str | None]:
         interconnect = "sxm"
     elif "NVL72" in words:
         interconnect = "nvlink"
-    if memory_gb:
-        words.append(f"{memory_gb}GB")
+    if memory_gib:
+        words.append(f"{memory_gib}GB")
     return " ".join(words), interconnect
 
 

@@ -32,7 +32,7 @@ from fractions import Fraction
 
 from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
-from scrapers.gpu_names import memory_class_gb, resolve_gpu_id
+from scrapers.gpu_names import memory_class_gib, resolve_gpu_id
 from scrapers.http import RawDocument
 from scrapers.json_api import JsonApiSource
 from scrapers.offline import Recording, Served
@@ -68,7 +68,7 @@ def gpu_raw_name(gpu_name: str, memory_bytes: object) -> str:
     """"H100-SXM", 85899345920 -> "H100-SXM 80GB": the per-GPU memory (bytes) added in GiB."""
     if isinstance(memory_bytes, bool) or not isinstance(memory_bytes, int) or memory_bytes <= 0:
         return gpu_name
-    gigabytes = memory_bytes // _GIB if memory_bytes % _GIB == 0 else memory_class_gb(memory_bytes / 1024**2)
+    gigabytes = memory_bytes // _GIB if memory_bytes % _GIB == 0 else memory_class_gib(memory_bytes / 1024**2)
     return f"{gpu_name} {gigabytes}GB"
 
 

@@ -69,7 +69,7 @@ from scrapers.cloud.azure_vm_sizes import vm_sizes
 from scrapers.errors import FetchError, ParseError
 from scrapers.gpu_names import (
     UNSTATED_SUFFIX,
-    memory_class_gb,
+    memory_class_gib,
     name_key,
     resolve_gpu_id,
 )
@@ -364,7 +364,7 @@ class SkyPilotCatalog(Source):
             name = match.group(2).replace("_", " ")
             row_mib = _gpu_memory_mib(row, self.cloud, count)
             if row_mib:
-                name = f"{name} {memory_class_gb(row_mib)}GB"
+                name = f"{name} {memory_class_gib(row_mib)}GB"
             return name, resolve_gpu_id(name, "vast"), count
         if self.cloud in ("azure", "gcp", "aws", "lambda", "vast"):
             name = row["AcceleratorName"]
@@ -560,10 +560,10 @@ def _gpu_memory_mib(row: dict, cloud: str, count: Fraction) -> float | None:
     return size
 
 
-def _memory_gb(mebibytes: float) -> int:
+def _memory_gib(mebibytes: float) -> int:
     """The marketed capacity of a measured size: the standard class when it is within 5% (81559 MiB -> 80),
     else the GiB figure itself (294912 MiB -> 288: larger than any class)."""
-    marketed = memory_class_gb(mebibytes)
+    marketed = memory_class_gib(mebibytes)
     gib = mebibytes / 1024
     return marketed if abs(marketed - gib) <= 0.05 * gib else round(gib)
 
@@ -598,7 +598,7 @@ def _stated_gpu_name(row: dict, memory_mib: float | None, device_name: str | Non
     key = name_key(name)
     form = _form_factor(row)
     form = form if form and name_key(form) not in key else None
-    memory = f"{_memory_gb(memory_mib)}GB" if memory_mib and not _HAS_MEMORY.search(name.lower()) else None
+    memory = f"{_memory_gib(memory_mib)}GB" if memory_mib and not _HAS_MEMORY.search(name.lower()) else None
     candidates = [" ".join(part for part in (name, form, memory) if part)]
     if form and memory:
         candidates.append(f"{name} {form}")

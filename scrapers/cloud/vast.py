@@ -24,7 +24,7 @@ from fractions import Fraction
 
 from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
-from scrapers.gpu_names import memory_class_gb, resolve_first
+from scrapers.gpu_names import memory_class_gib, resolve_first
 from scrapers.http import HttpClient, RawDocument
 from scrapers.json_api import JsonApiSource
 from scrapers.offline import Recording, Served
@@ -63,7 +63,7 @@ class VastMarketplace(JsonApiSource):
         if not isinstance(count, int) or count < 1:
             raise ParseError(f"{self.id}: offer {offer_id} num_gpus = {count!r}")
         listed_name = field(offer, "gpu_name", self.id, offer_id)
-        with_memory = f"{listed_name} {memory_class_gb(offer['gpu_ram'])}GB" if offer.get("gpu_ram") else None
+        with_memory = f"{listed_name} {memory_class_gib(offer['gpu_ram'])}GB" if offer.get("gpu_ram") else None
         raw_name, gpu_id = resolve_first([listed_name, with_memory], "vast")
         total = (offer.get("search") or {}).get("totalHour", offer.get("dph_total"))
         prices = (

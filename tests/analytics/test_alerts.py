@@ -196,19 +196,19 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
     connection.execute("""
         create schema marts; create schema intermediate;
         create table marts.gpus as select 'rtx-4090-24gb' as gpu_id;
-        create table marts.buy_signals (price_date date, gpu_id varchar, channel varchar, pricing_type varchar,
+        create table marts.buy_signals_daily (price_date date, gpu_id varchar, channel varchar, market varchar,
             price_per varchar, price_usd decimal(18, 6), is_synthetic boolean, change_vs_previous_7d_median double);
-        create table marts.gpu_prices_daily (price_date date, gpu_id varchar, channel varchar, pricing_type varchar,
+        create table marts.gpu_prices_daily (price_date date, gpu_id varchar, channel varchar, market varchar,
             price_per varchar, min_price_usd decimal(18, 6), offer_count bigint, carried_forward_offer_count bigint,
             sources varchar, is_synthetic boolean);
         create table intermediate.int_offers__market_daily (price_date date, gpu_id varchar, channel varchar,
-            pricing_type varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
+            market varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
             price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean);
         create table intermediate.int_fx_rates__daily (currency varchar, rate_date date, usd_per_unit double);
         -- one shop, no suspect price: the credible offers are all of them
         create view intermediate.int_offers__credible_daily as select * from intermediate.int_offers__market_daily;
         create view marts.gpu_market_prices_daily as
-            select price_date, gpu_id, channel, pricing_type, price_per, 1 as provider_count,
+            select price_date, gpu_id, channel, market, price_per, 1 as provider_count,
                    1 as credible_provider_count
             from intermediate.int_offers__market_daily;
     """)
@@ -219,12 +219,12 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
             prices[day] = Decimal("1590")
     for day, price in enumerate(prices):
         when = start + timedelta(days=day)
-        connection.execute("insert into marts.buy_signals values (?, 'rtx-4090-24gb', 'retail_new', 'purchase', "
+        connection.execute("insert into marts.buy_signals_daily values (?, 'rtx-4090-24gb', 'retail', 'retail_new', "
                            "'card', ?, false, 0.0)", [when, price])
-        connection.execute("insert into marts.gpu_prices_daily values (?, 'rtx-4090-24gb', 'retail_new', 'purchase', "
+        connection.execute("insert into marts.gpu_prices_daily values (?, 'rtx-4090-24gb', 'retail', 'retail_new', "
                            "'card', ?, 1, 0, 'shop', false)", [when, price])
         connection.execute("insert into intermediate.int_offers__market_daily values (?, 'rtx-4090-24gb', "
-                           "'retail_new', 'purchase', 'card', 'shop', 'shop', 't', 'https://shop.test', ?, 'USD', ?, "
+                           "'retail', 'retail_new', 'card', 'shop', 'shop', 't', 'https://shop.test', ?, 'USD', ?, "
                            "false)", [when, price, price])
     ensure_schema(connection)
     fires = RULES[SIGNAL](prices)

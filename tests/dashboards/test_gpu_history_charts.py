@@ -28,7 +28,7 @@ SPEC = re.compile(r'<script type="application/json" id="(spec-[^"]+)">(.*?)</scr
 
 def price_row(day: date, price: float, synthetic: bool, market=("cloud", "on_demand", "gpu_hour")) -> dict:
     amount = Decimal(f"{price:.6f}")
-    return {"gpu_id": "h100-sxm5-80gb", "price_date": day, "channel": market[0], "pricing_type": market[1],
+    return {"gpu_id": "h100-sxm5-80gb", "price_date": day, "channel": market[0], "market": market[1],
             "price_per": market[2], "min_price_usd": amount, "median_price_usd": amount * Decimal("1.2"),
             "offer_count": 3, "is_synthetic": synthetic,
             "trailing_30d_min_usd": amount, "trailing_30d_median_usd": amount * Decimal("1.1"),
@@ -118,10 +118,10 @@ def test_a_gap_longer_than_the_rule_breaks_the_line_and_a_weekly_step_does_not()
 
 
 def test_the_index_chart_has_every_market_over_the_whole_history():
-    rows = [{"price_date": r["price_date"], "channel": r["channel"], "pricing_type": r["pricing_type"],
+    rows = [{"price_date": r["price_date"], "channel": r["channel"], "market": r["market"],
              "price_per": r["price_per"], "price_index": 100.0 - n * 0.5, "is_synthetic": r["is_synthetic"]}
             for n, r in enumerate(history())]
-    rows += [{**r, "pricing_type": "spot", "price_index": 100.0} for r in rows if r["is_synthetic"]]
+    rows += [{**r, "market": "spot", "price_index": 100.0} for r in rows if r["is_synthetic"]]
     chart = index_chart(rows)
     by_name = {t["name"]: t for t in chart["spec"]["data"]}
     assert set(by_name) == {"cloud on demand", "cloud on demand, replay (synthetic)",
@@ -137,13 +137,13 @@ def test_the_index_chart_has_every_market_over_the_whole_history():
 
 def test_years_of_daily_history_are_drawn_thinned_and_the_page_stays_light():
     markets = [("cloud", p, "gpu_hour") for p in ("on_demand", "spot", "reserved_1y", "reserved_3y")] + \
-        [("marketplace", "on_demand", "gpu_hour"), ("marketplace", "spot", "gpu_hour"),
-         ("retail_new", "purchase", "card"), ("retail_used", "purchase", "card")]
+        [("marketplace", "marketplace_on_demand", "gpu_hour"), ("marketplace", "marketplace_spot", "gpu_hour"),
+         ("retail", "retail_new", "card"), ("retail", "retail_used", "card")]
     first = REPLAY_END - timedelta(days=5 * 365)
     days = [first + timedelta(days=n) for n in range((REPLAY_END - first).days + 1)]
     prices = [price_row(d, 2.0 + (n % 97) / 100, d >= REPLAY_START, market)
               for market in markets for n, d in enumerate(days)]
-    index = [{**{k: r[k] for k in ("price_date", "channel", "pricing_type", "price_per", "is_synthetic")},
+    index = [{**{k: r[k] for k in ("price_date", "channel", "market", "price_per", "is_synthetic")},
               "price_index": 100 + float(r["min_price_usd"])} for r in prices]
     kept = [dict(r) for r in prices]
     charts = price_charts(prices)
@@ -181,13 +181,13 @@ def test_chart_text_is_escaped_in_the_page():
 def test_the_providers_behind_the_index_are_listed_beside_it_escaped_and_marked():
     """The provider moves (dashboards/data.py, from marts.gpu_price_relatives_daily) under the index chart: each
     mover with its change, latest price and synthetic mark; a hostile provider name stays text; none: said so."""
-    index = [{"gpu_id": "h100-sxm5-80gb", "price_date": d, "channel": "cloud", "pricing_type": "on_demand",
+    index = [{"gpu_id": "h100-sxm5-80gb", "price_date": d, "channel": "cloud", "market": "on_demand",
               "price_per": "gpu_hour", "price_index": 100.0, "matched_provider_count": 2, "is_synthetic": False}
              for d in weekly(date(2024, 1, 1), date(2024, 3, 1))]
-    moves = [{"gpu_id": "h100-sxm5-80gb", "channel": "cloud", "pricing_type": "on_demand", "price_per": "gpu_hour",
+    moves = [{"gpu_id": "h100-sxm5-80gb", "channel": "cloud", "market": "on_demand", "price_per": "gpu_hour",
               "provider": "lambda", "matched_days": 29, "change": 0.16, "price_usd": Decimal("3.99"),
               "last_date": date(2024, 3, 1), "is_synthetic": False},
-             {"gpu_id": "h100-sxm5-80gb", "channel": "cloud", "pricing_type": "spot", "price_per": "gpu_hour",
+             {"gpu_id": "h100-sxm5-80gb", "channel": "cloud", "market": "spot", "price_per": "gpu_hour",
               "provider": "<b>evil</b>", "matched_days": 3, "change": -0.043, "price_usd": Decimal("1.29"),
               "last_date": date(2024, 3, 1), "is_synthetic": True}]
 

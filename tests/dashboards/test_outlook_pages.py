@@ -33,6 +33,7 @@ from dashboards.data import (
     outlook_lists,
     read_outlooks,
 )
+from warehouse.markets import MARKETS
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = re.compile(r'<script type="application/json" id="(spec-[^"]+)">(.*?)</script>', re.S)
@@ -74,13 +75,10 @@ SERIES = [
 
 
 def price_rows(found: PriceSeries) -> list[dict]:
-    """The GPU page's price rows (marts.gpu_prices_daily joined with buy_signals) of a series, one per day."""
-    channel, pricing_type, per = {"retail_new": ("retail_new", "purchase", "card"),
-                                  "retail_used": ("retail_used", "purchase", "card"),
-                                  "on_demand": ("cloud", "on_demand", "gpu_hour"),
-                                  "spot": ("cloud", "spot", "gpu_hour")}[found.market]
-    return [{"gpu_id": found.gpu_id, "price_date": day, "channel": channel, "pricing_type": pricing_type,
-             "price_per": per, "min_price_usd": price, "median_price_usd": price, "offer_count": 2,
+    """The GPU page's price rows (marts.gpu_prices_daily joined with buy_signals_daily) of a series, one per day."""
+    market = MARKETS[found.market]
+    return [{"gpu_id": found.gpu_id, "price_date": day, "channel": market.channel, "market": found.market,
+             "price_per": market.price_per, "min_price_usd": price, "median_price_usd": price, "offer_count": 2,
              "is_synthetic": found.is_synthetic, "trailing_30d_min_usd": price, "trailing_30d_median_usd": price,
              "trailing_90d_min_usd": price, "trailing_90d_median_usd": price}
             for day, price in zip(found.days, found.prices, strict=True)]
@@ -335,7 +333,7 @@ def test_no_dashboard_code_names_a_raw_staging_intermediate_or_meta_table():
 def test_the_layer_check_finds_a_query_below_the_marts():
     assert LAYER_REFERENCE.search("SELECT * FROM raw.ingest_runs GROUP BY source")
     assert LAYER_REFERENCE.search("JOIN intermediate.int_gpu_specs AS specs USING (gpu_id)")
-    assert not LAYER_REFERENCE.search("FROM marts.source_runs WHERE trigger = 'import'")
+    assert not LAYER_REFERENCE.search("FROM monitoring.source_runs WHERE trigger = 'import'")
 
 
 class RecordingConnection:
@@ -387,15 +385,15 @@ def test_the_table_reader_sees_every_schema_a_statement_names():
 @pytest.mark.slow
 def test_every_query_the_pages_run_reads_the_marts_only(warehouse):
     """Every statement the site's data load runs (its own and the helpers' it calls: the price series, the suspect
-    prices) names tables of marts and of the reference seeds only."""
+    prices) names tables of marts, monitoring and the reference seeds only."""
     with duckdb.connect(str(warehouse / "gpuprices.duckdb"), read_only=True) as connection:
         recording = RecordingConnection(connection)
         data = dashboard_data.load_from(recording)
     assert data.gpus and data.freshness and data.runs
     read = {name for sql in recording.statements for name in tables_read(sql)}
-    assert read and {name.split(".")[0] for name in read} <= {"marts", "reference"}, sorted(read)
-    assert {"marts.gpu_price_outlook_daily", "marts.gpu_price_outlook_scores", "marts.source_runs",
-            "marts.source_freshness", "marts.source_quarantine", "marts.gpu_latest_offers",
+    assert read and {name.split(".")[0] for name in read} <= {"marts", "monitoring", "reference"}, sorted(read)
+    assert {"marts.gpu_price_outlook_daily", "marts.gpu_price_outlook_scores", "monitoring.source_runs",
+            "monitoring.source_freshness", "monitoring.source_quarantine", "marts.gpu_latest_offers",
             "marts.gpu_purchase_value_daily"} <= read
 
 

@@ -95,7 +95,7 @@ def test_parse_command_prints_normalized_offers(warehouse):
     result = gpuprices(warehouse, "parse", "skypilot-vast", str(ROOT / "recordings/skypilot/vast_2026-04-29.csv"))
     offers = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(offers) == 64
-    for field in ("source", "gpu_id", "gpu_count", "pricing_type", "price", "currency", "price_per_gpu_hour_usd",
+    for field in ("source", "gpu_id", "gpu_count", "pricing_type", "price", "currency", "price_per_unit",
                   "region", "in_stock", "condition", "title"):
         assert field in offers[0]
 
@@ -127,7 +127,7 @@ def estimate_json(home: Path, *args: str):
 def test_every_analytics_mart_is_built_and_exported_by_date(warehouse):
     counts = row_counts(warehouse)
     for mart in ("gpu_prices_daily", "price_performance_daily", "training_cost_daily", "inference_cost_daily",
-                 "rent_vs_buy", "buy_signals"):
+                 "rent_vs_buy_daily", "buy_signals_daily"):
         assert counts[f"marts.{mart}"] > 0, mart
         partitions = sorted(p.name for p in (warehouse / "export" / mart).iterdir())
         assert partitions[-1] == "price_date=2026-05-01", mart
@@ -137,7 +137,7 @@ def test_every_analytics_mart_is_built_and_exported_by_date(warehouse):
 SYNTHETIC_INPUTS = {
     "gpu_prices_daily": """
         select m.is_synthetic, bool_or(o.is_synthetic) as expected from marts.gpu_prices_daily m
-        join intermediate.int_offers__market_daily o using (price_date, gpu_id, channel, pricing_type, price_per)
+        join intermediate.int_offers__market_daily o using (price_date, gpu_id, channel, market, price_per)
         group by all""",
     "gpu_prices_by_source_daily": """
         select m.is_synthetic, bool_or(o.is_synthetic) as expected from marts.gpu_prices_by_source_daily m
@@ -146,10 +146,10 @@ SYNTHETIC_INPUTS = {
         where o.price_per_gpu_hour_usd is not null group by all""",
     "price_performance_daily": """
         select m.is_synthetic, p.is_synthetic as expected from marts.price_performance_daily m
-        join marts.gpu_prices_daily p using (price_date, gpu_id, channel, pricing_type, price_per)""",
-    "buy_signals": """
-        select m.is_synthetic, p.is_synthetic as expected from marts.buy_signals m
-        join marts.gpu_prices_daily p using (price_date, gpu_id, channel, pricing_type, price_per)""",
+        join marts.gpu_prices_daily p using (price_date, gpu_id, channel, market, price_per)""",
+    "buy_signals_daily": """
+        select m.is_synthetic, p.is_synthetic as expected from marts.buy_signals_daily m
+        join marts.gpu_prices_daily p using (price_date, gpu_id, channel, market, price_per)""",
     "training_cost_daily": """
         select m.is_synthetic, r.cloud_is_synthetic or coalesce(b.is_synthetic, false) as expected
         from marts.training_cost_daily m  -- a cluster is priced at cloud offers only
@@ -161,8 +161,8 @@ SYNTHETIC_INPUTS = {
     "inference_api_prices_daily": """
         select m.is_synthetic, p.is_synthetic as expected from marts.inference_api_prices_daily m
         join staging.stg_raw__api_token_prices p using (source, provider, model_slug, observed_at)""",
-    "rent_vs_buy": """
-        select m.is_synthetic, r.is_synthetic or b.is_synthetic as expected from marts.rent_vs_buy m
+    "rent_vs_buy_daily": """
+        select m.is_synthetic, r.is_synthetic or b.is_synthetic as expected from marts.rent_vs_buy_daily m
         join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)
         join intermediate.int_gpu_prices__purchase_daily b using (price_date, gpu_id)""",
 }
@@ -191,8 +191,8 @@ def test_observed_prices_stay_exact_decimals_up_to_the_marts(warehouse):
                 ("marts.gpu_prices_daily", "min_price_usd"), ("marts.gpu_prices_daily", "p25_price_usd"),
                 ("marts.gpu_prices_daily", "median_price_usd"),
                 ("marts.gpu_prices_by_source_daily", "median_price_per_gpu_hour_usd"),
-                ("marts.buy_signals", "price_usd"), ("marts.buy_signals", "trailing_30d_median_usd"),
-                ("marts.rent_vs_buy", "purchase_price_usd"), ("marts.training_cost_daily", "purchase_price_usd"),
+                ("marts.buy_signals_daily", "price_usd"), ("marts.buy_signals_daily", "trailing_30d_median_usd"),
+                ("marts.rent_vs_buy_daily", "purchase_price_usd"), ("marts.training_cost_daily", "purchase_price_usd"),
                 ("marts.inference_api_prices_daily", "usd_per_million_output_tokens"),
                 ("marts.inference_cost_daily", "api_cheapest_usd_per_million_output_tokens")]
     inexact = {column: types[column] for column in observed if not types[column].startswith("DECIMAL")}
@@ -201,7 +201,7 @@ def test_observed_prices_stay_exact_decimals_up_to_the_marts(warehouse):
     rows = sql_rows(warehouse, """
         select m.median_price_usd, (select median(unit_price_usd) from intermediate.int_offers__market_daily o
             where o.price_date = m.price_date and o.gpu_id = m.gpu_id and o.channel = m.channel
-              and o.pricing_type = m.pricing_type and o.price_per = m.price_per)::varchar as exact
+              and o.market = m.market and o.price_per = m.price_per)::varchar as exact
         from marts.gpu_prices_daily m where offer_count % 2 = 0 limit 20""")
     assert rows and all(abs(Decimal(r["exact"]) - Decimal(str(r["median_price_usd"]))) <= Decimal("0.0000005")
                         for r in rows)
@@ -239,45 +239,45 @@ def test_at_least_twelve_providers_and_every_pricing_type_in_the_loaded_offers(w
 def test_the_price_index_starts_at_100_and_drives_the_weekly_moves(warehouse):
     first_days = sql_rows(warehouse, """
         select price_index from marts.gpu_price_index_daily
-        qualify row_number() over (partition by gpu_id, channel, pricing_type, price_per order by price_date) = 1""")
+        qualify row_number() over (partition by gpu_id, channel, market, price_per order by price_date) = 1""")
     assert first_days and all(row["price_index"] == pytest.approx(100) for row in first_days)
     # the index moves only on days with matched offers
     held = sql_rows(warehouse, """
         select count(*) as n from (
-            select price_index, lag(price_index) over (partition by gpu_id, channel, pricing_type, price_per
+            select price_index, lag(price_index) over (partition by gpu_id, channel, market, price_per
                                                        order by price_date) as previous, matched_provider_count
             from marts.gpu_price_index_daily)
         where matched_provider_count = 0 and previous is not null and abs(price_index - previous) > 1e-9""")
     assert held[0]["n"] == 0
     data = dashboard_data.load(warehouse / "gpuprices.duckdb")
-    index = {(r["gpu_id"], r["channel"], r["pricing_type"]): r["price_index"] for r in sql_rows(warehouse, """
+    index = {(r["gpu_id"], r["channel"], r["market"]): r["price_index"] for r in sql_rows(warehouse, """
         select * from marts.gpu_price_index_daily where price_date = '2026-05-01'""")}
     assert data.moves, "the replayed week has index moves"
     for move in data.moves:
-        assert move["price_index"] == pytest.approx(index[(move["gpu_id"], move["channel"], move["pricing_type"])])
+        assert move["price_index"] == pytest.approx(index[(move["gpu_id"], move["channel"], move["market"])])
         assert move["change"] == pytest.approx(move["price_index"] / move["week_ago_index"] - 1)
     # Jevons over providers: each day's index move is the geometric mean of that day's provider relatives
     jevons = sql_rows(warehouse, """
         with days as (
-            select gpu_id, channel, pricing_type, price_per, price_date, price_index, matched_provider_count,
-                   lag(price_index) over (partition by gpu_id, channel, pricing_type, price_per order by price_date)
+            select gpu_id, channel, market, price_per, price_date, price_index, matched_provider_count,
+                   lag(price_index) over (partition by gpu_id, channel, market, price_per order by price_date)
                        as previous_index
             from marts.gpu_price_index_daily),
         relatives as (
-            select gpu_id, channel, pricing_type, price_per, price_date, exp(avg(log_relative)) as geometric_mean,
+            select gpu_id, channel, market, price_per, price_date, exp(avg(log_relative)) as geometric_mean,
                    count(*) as providers
             from marts.gpu_price_relatives_daily group by all)
         select count(*) as n, count(*) filter (where abs(days.price_index / days.previous_index
                                                          - relatives.geometric_mean) > 1e-9
                                                or days.matched_provider_count <> relatives.providers) as wrong
-        from days join relatives using (gpu_id, channel, pricing_type, price_per, price_date)""")[0]
+        from days join relatives using (gpu_id, channel, market, price_per, price_date)""")[0]
     assert jevons["n"] > 0 and jevons["wrong"] == 0, jevons
     # and the GPU pages list each mover with the product of its relatives
     moves = [(page.gpu_id, move) for page in data.gpus for move in page.provider_moves]
     for gpu_id, move in moves:
         product = sql_rows(warehouse, f"""
             select exp(sum(log_relative)) - 1 as change from marts.gpu_price_relatives_daily
-            where gpu_id = '{gpu_id}' and channel = '{move["channel"]}' and pricing_type = '{move["pricing_type"]}'
+            where gpu_id = '{gpu_id}' and channel = '{move["channel"]}' and market = '{move["market"]}'
               and provider = '{move["provider"]}' and price_date > date '{move["last_date"]}' - interval 30 day""")
         assert move["change"] == pytest.approx(product[0]["change"]) and move["change"] != 0
 
@@ -466,7 +466,7 @@ def test_every_model_and_column_is_described_in_the_yaml_beside_it(warehouse):
     with duckdb.connect(str(warehouse / "gpuprices.duckdb"), read_only=True) as connection:
         columns = connection.execute(
             "SELECT table_name, column_name FROM information_schema.columns "
-            "WHERE table_schema IN ('staging', 'intermediate', 'marts', 'reference')"
+            "WHERE table_schema IN ('staging', 'intermediate', 'marts', 'monitoring', 'reference')"
         ).fetchall()
     assert {t for t, _ in columns} <= described_models
     undocumented = sorted(f"{t}.{c}" for t, c in columns if c not in documented.get(t, set()))
@@ -513,7 +513,7 @@ def test_assumptions_are_configurable_per_build(own_warehouse):
     default = estimate_json(own_warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"]
     try:
         gpuprices(own_warehouse, "build", "--select", "estimate_assumptions", "--vars", "{efficiency_ampere: 0.35}")
-        assert sql_rows(own_warehouse, "select value from marts.estimate_assumptions "
+        assert sql_rows(own_warehouse, "select value from monitoring.estimate_assumptions "
                                        "where name = 'efficiency_ampere'")[0]["value"] == 0.35
         changed = estimate_json(own_warehouse, "--model", "llama-2-7b", "--gpu", "a100-sxm4-80gb")["mfu"]
         assert changed == pytest.approx(default * 0.35 / 0.46, rel=1e-12)
@@ -544,11 +544,11 @@ def test_euro_prices_get_usd_at_the_ecb_rate_of_their_day(warehouse):
 
 # -- retail (issue 4) --------------------------------------------------------------------------------------------------
 def test_retail_cards_reach_the_market_marts_new_and_used_in_usd(warehouse):
-    channels = {(r["channel"], r["gpu_id"]) for r in sql_rows(warehouse, """
-        select distinct channel, gpu_id from marts.gpu_prices_daily
-        where price_per = 'card' and pricing_type = 'purchase' and price_date = '2026-05-01'""")}
+    markets = {(r["market"], r["gpu_id"]) for r in sql_rows(warehouse, """
+        select distinct market, gpu_id from marts.gpu_prices_daily
+        where price_per = 'card' and channel = 'retail' and price_date = '2026-05-01'""")}
     assert {("retail_new", "rtx-4090-24gb"), ("retail_new", "h100-pcie-80gb"), ("retail_used", "rtx-3090-24gb"),
-            ("retail_used", "h100-pcie-80gb"), ("retail_used", "a100-pcie-80gb")} <= channels
+            ("retail_used", "h100-pcie-80gb"), ("retail_used", "a100-pcie-80gb")} <= markets
     # every replayed retail row comes from a stale or made-up page: flagged, so no one takes it for a market price;
     # the imported Amazon histories are real observations
     flags = sql_rows(warehouse, """select source in ('keepa-amazon', 'idealo-de') as imported,
@@ -558,12 +558,12 @@ def test_retail_cards_reach_the_market_marts_new_and_used_in_usd(warehouse):
     # the cheapest new RTX 4090 of the day is the mart's minimum, and street prices replace launch prices
     cheapest = sql_rows(warehouse, """
         select min(unit_price_usd) as low from intermediate.int_offers__market_daily
-        where gpu_id = 'rtx-4090-24gb' and channel = 'retail_new' and price_date = '2026-05-01'""")[0]
+        where gpu_id = 'rtx-4090-24gb' and market = 'retail_new' and price_date = '2026-05-01'""")[0]
     mart = sql_rows(warehouse, """
-        select min_price_usd from marts.gpu_prices_daily where gpu_id = 'rtx-4090-24gb' and channel = 'retail_new'
+        select min_price_usd from marts.gpu_prices_daily where gpu_id = 'rtx-4090-24gb' and market = 'retail_new'
         and price_date = '2026-05-01'""")[0]
     assert float(mart["min_price_usd"]) == pytest.approx(float(cheapest["low"]))
-    basis = sql_rows(warehouse, """select purchase_price_basis from marts.rent_vs_buy
+    basis = sql_rows(warehouse, """select purchase_price_basis from marts.rent_vs_buy_daily
         where gpu_id = 'h100-pcie-80gb' and price_date = '2026-05-01' limit 1""")
     assert basis == [{"purchase_price_basis": "street_new"}]
 
@@ -609,7 +609,7 @@ def test_imported_history_is_history_like_any_other_and_the_buy_signal_is_backte
     assert len(imported) == 8 and not any(row["synthetic"] for row in imported)
     assert {"t4-16gb", "rtx-3070-8gb", "rtx-5080-16gb", "quadro-rtx-5000-16gb"} <= {row["gpu_id"] for row in imported}
     assert sql_rows(warehouse, """select count(*) as n from marts.gpu_price_index_daily
-                                  where gpu_id = 't4-16gb' and channel = 'retail_new'""")[0]["n"] > 200
+                                  where gpu_id = 't4-16gb' and market = 'retail_new'""")[0]["n"] > 200
     # the backtest on them: the signal captures at least half of perfect foresight's savings, more than either baseline
     report = json.loads(gpuprices(warehouse, "backtest", "--source", "keepa-amazon", "--json").stdout)
     assert len(report["series"]) == 8
@@ -630,8 +630,8 @@ def test_imported_history_is_history_like_any_other_and_the_buy_signal_is_backte
 
 def test_the_imported_gcp_and_idealo_histories_reach_the_marts_with_commitments_and_years_of_days(warehouse):
     # GCP's list prices, 2022-2025: every market of the four GPUs, per GPU-hour, on years of revision days
-    gcp = {(r["gpu_id"], r["pricing_type"]): r for r in sql_rows(warehouse, """
-        select gpu_id, pricing_type, count(*) as days, min(price_date) as first_day, max(price_date) as last_day,
+    gcp = {(r["gpu_id"], r["market"]): r for r in sql_rows(warehouse, """
+        select gpu_id, market, count(*) as days, min(price_date) as first_day, max(price_date) as last_day,
                median(median_price_usd) as typical, bool_or(is_synthetic) as synthetic
         from marts.gpu_prices_daily where channel = 'cloud' and sources like '%gcp-list-history%' group by all""")}
     for gpu_id in ("a100-sxm4-40gb", "h100-sxm5-80gb", "l4-24gb"):
@@ -734,14 +734,14 @@ def test_the_models_unit_tests_pass_on_the_built_warehouse(own_warehouse):
 def test_the_marts_hold_only_the_categorical_values_schema_md_lists_and_every_offer_its_data_origin(warehouse):
     from warehouse.docs import categorical_values
 
-    columns = sql_rows(warehouse, "select table_name, column_name from information_schema.columns "
-                                  "where table_schema = 'marts' order by all")
+    columns = sql_rows(warehouse, "select table_schema, table_name, column_name from information_schema.columns "
+                                  "where table_schema in ('marts', 'monitoring') order by all")
     checked = 0
     for column in columns:
-        table, name = column["table_name"], column["column_name"]
+        schema, table, name = column["table_schema"], column["table_name"], column["column_name"]
         listed = categorical_values(table, name)
         if listed:
-            found = {r["v"] for r in sql_rows(warehouse, f'select distinct "{name}" as v from marts.{table}')}
+            found = {r["v"] for r in sql_rows(warehouse, f'select distinct "{name}" as v from {schema}.{table}')}
             assert found - {None} <= set(listed), (table, name, found - set(listed))
             checked += 1
     assert checked >= 25

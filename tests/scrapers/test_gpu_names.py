@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from scrapers.gpu_names import ALIASES_CSV, as_meant, memory_class_gb, name_key, resolve_gpu_id, resolve_typed
+from scrapers.gpu_names import ALIASES_CSV, as_meant, memory_class_gib, name_key, resolve_gpu_id, resolve_typed
 
 
 def read(name: str) -> list[dict]:
@@ -40,7 +40,7 @@ def test_scoped_names_resolve_per_provider():
 
 
 def test_memory_is_snapped_to_marketed_sizes():
-    assert [memory_class_gb(m) for m in (81559, 143771, 95830, 46068, 24564)] == [80, 141, 94, 48, 24]
+    assert [memory_class_gib(m) for m in (81559, 143771, 95830, 46068, 24564)] == [80, 141, 94, 48, 24]
 
 
 def test_names_are_read_as_real_files_write_them():

@@ -66,13 +66,14 @@ def test_a_view_model_replaces_a_table_of_its_name_and_stays_a_view_when_built_a
     monkeypatch.setenv("GPUPRICES_HOME", str(tmp_path / "home"))
     load_one_source("lambda")
     with db.connect() as connection:
-        connection.execute("CREATE SCHEMA IF NOT EXISTS marts")
-        connection.execute("CREATE TABLE marts.source_runs AS SELECT 'left over' AS source")
+        connection.execute("CREATE SCHEMA IF NOT EXISTS monitoring")
+        connection.execute("CREATE TABLE monitoring.source_runs AS SELECT 'left over' AS source")
     build()
     build(full_refresh=True)
     with db.connect() as connection:
         kinds = dict(connection.execute(
-            "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'marts' "
+            "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'monitoring' "
             "AND table_name IN ('source_runs', 'source_freshness')").fetchall())
-        sources = {row[0] for row in connection.execute("SELECT DISTINCT source FROM marts.source_runs").fetchall()}
+        sources = {row[0] for row in connection.execute(
+            "SELECT DISTINCT source FROM monitoring.source_runs").fetchall()}
     assert kinds == {"source_runs": "VIEW", "source_freshness": "VIEW"} and sources == {"lambda"}

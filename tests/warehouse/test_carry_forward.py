@@ -62,7 +62,7 @@ def daily_figures() -> dict:
             SELECT price_date, source, bool_and(is_carried_forward), min(observed_at)::date, count(*)
             FROM intermediate.int_offers__daily GROUP BY ALL ORDER BY ALL""").fetchall()
         markets = connection.execute("""
-            SELECT price_date, gpu_id, pricing_type, min_price_usd, median_price_usd, offer_count,
+            SELECT price_date, gpu_id, market, min_price_usd, median_price_usd, offer_count,
                    carried_forward_offer_count
             FROM marts.gpu_prices_daily WHERE channel IN ('cloud', 'marketplace') ORDER BY ALL""").fetchall()
     return {"by_source": by_source, "markets": markets}

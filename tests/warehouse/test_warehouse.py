@@ -33,6 +33,7 @@ from warehouse.pipeline import (
     record_failure,
     records_observed_at,
 )
+from warehouse.schema import DROPPED_OFFER_COLUMNS, RAW_TABLES, create_raw_schema
 from warehouse.status import render, staleness, status
 
 OBSERVED = datetime(2026, 4, 2, 23, 0, tzinfo=UTC)
@@ -330,6 +331,44 @@ def test_an_older_warehouse_gets_the_new_column_names_and_keeps_its_values(tmp_p
         (7, 6, 1)]
     offer_columns = [row[0] for row in connection.execute("DESCRIBE raw.offers").fetchall()]
     assert "includes_host_vm" in offer_columns and "bundled" not in offer_columns
+
+
+def test_an_older_warehouse_moves_its_legacy_usd_unit_prices_then_drops_the_legacy_columns(tmp_path):
+    """raw.offers as loads before 2026-11 left it: a USD rental with its per-GPU-hour price only in
+    price_per_gpu_hour_usd gets it as price_per_unit (an exact copy); a row that has price_per_unit keeps its own; a
+    EUR rental and a card whose legacy figures no model read keep theirs; then both legacy columns are gone."""
+    connection = duckdb.connect(str(tmp_path / "older.duckdb"))
+    connection.execute("CREATE SCHEMA raw")
+    columns = RAW_TABLES["raw.offers"].replace(  # as an older version created it
+        "price_role             VARCHAR NOT NULL,",
+        "price_role VARCHAR NOT NULL, price_usd DECIMAL(24, 10), price_per_gpu_hour_usd DECIMAL(18, 6),")
+    assert "price_per_gpu_hour_usd" in columns
+    connection.execute(f"CREATE TABLE raw.offers ({columns})")
+    insert = ("INSERT INTO raw.offers (run_id, parser_version, observed_at, source, channel, provider, offer_id, "
+              "raw_gpu_name, pricing_type, price, currency, price_unit, price_role, includes_host_vm, landing_ref, "
+              "is_synthetic, price_usd, price_per_gpu_hour_usd, price_per_unit) "
+              "VALUES (?, 1, '2026-10-01 12:00:00+00', 's', ?, 'p', ?, 'H100', ?, ?, ?, ?, 'selling', true, 'ref', false, "
+              "?, ?, ?)")
+    legacy = [  # run_id, channel, offer_id, pricing_type, price, currency, price_unit, usd, per GPU-hour usd, per unit
+        ("r", "cloud", "legacy-usd", "on_demand", "19.92", "USD", "instance_hour", "19.92", "2.490000", None),
+        ("r", "cloud", "both", "on_demand", "2.50", "USD", "gpu_hour", "2.50", "2.500000", "2.500000"),
+        ("r", "cloud", "eur", "spot", "1.10", "EUR", "gpu_hour", None, None, "1.100000"),
+        ("r", "retail", "card", "purchase", "1599.99", "USD", "card", "1599.99", "7.000000", None),
+    ]
+    for run_id, channel, offer_id, pricing_type, price, currency, unit, usd, hour_usd, per_unit in legacy:
+        connection.execute(insert, [run_id, channel, offer_id, pricing_type, Decimal(price), currency, unit,
+                                    usd and Decimal(usd), hour_usd and Decimal(hour_usd),
+                                    per_unit and Decimal(per_unit)])
+    observed_before = connection.execute(
+        "SELECT offer_id, price, currency, price_unit FROM raw.offers ORDER BY offer_id").fetchall()
+    create_raw_schema(connection)
+    create_raw_schema(connection)  # again: nothing left to move or drop
+    offer_columns = {row[0] for row in connection.execute("DESCRIBE raw.offers").fetchall()}
+    assert not offer_columns & set(DROPPED_OFFER_COLUMNS)
+    assert dict(connection.execute("SELECT offer_id, price_per_unit FROM raw.offers").fetchall()) == {
+        "legacy-usd": Decimal("2.490000"), "both": Decimal("2.500000"), "eur": Decimal("1.100000"), "card": None}
+    assert connection.execute(  # the observation itself is untouched
+        "SELECT offer_id, price, currency, price_unit FROM raw.offers ORDER BY offer_id").fetchall() == observed_before
 
 
 def test_every_raw_gpu_name_is_resolved_once_by_the_one_resolver_before_a_build(home):

@@ -28,15 +28,15 @@ _MAX_PAGES = 20  # ~150 sizes in all today: one page; a loop of `next` links mus
 _VENDOR_PREFIXES = ("nvidia_", "amd_", "intel_")
 
 
-def gpu_raw_name(model: str, memory_gb: Fraction | None) -> str:
+def gpu_raw_name(model: str, memory_gib: Fraction | None) -> str:
     """"nvidia_rtx_6000_ada", 48 -> "RTX 6000 ADA 48GB": the vendor prefix dropped, the per-GPU memory added."""
     name = model.lower()
     for prefix in _VENDOR_PREFIXES:
         name = name.removeprefix(prefix)
     name = name.replace("_", " ").upper()
-    if memory_gb is None:
+    if memory_gib is None:
         return name
-    return f"{name} {memory_gb.numerator if memory_gb.denominator == 1 else float(memory_gb):g}GB"
+    return f"{name} {memory_gib.numerator if memory_gib.denominator == 1 else float(memory_gib):g}GB"
 
 
 class DigitalOcean(JsonApiSource):
@@ -79,8 +79,8 @@ class DigitalOcean(JsonApiSource):
         vram = gpu_info.get("vram") or {}
         if vram and str(vram.get("unit", "")).lower() not in ("gib", "gb"):
             raise ParseError(f"{self.id}: {slug} gpu_info.vram unit {vram.get('unit')!r} is not GiB")
-        memory_gb = Fraction(int(vram["amount"]), count) if vram.get("amount") else None
-        raw_name = gpu_raw_name(str(model), memory_gb)
+        memory_gib = Fraction(int(vram["amount"]), count) if vram.get("amount") else None
+        raw_name = gpu_raw_name(str(model), memory_gib)
         price = money(field(size, "price_hourly", self.id, slug), f"{slug} price_hourly", self.id)
         if price is None:
             raise ParseError(f"{self.id}: {slug} has no price_hourly")

@@ -1,5 +1,5 @@
 {{ config(materialized='incremental') }}
--- Is today a good day to buy or rent? Per day x GPU x channel x pricing type, the day's cheapest price against
+-- Is today a good day to buy or rent? Per day x GPU x channel x market, the day's cheapest price against
 -- its own history: trailing 30/90/365-day min and median, percentile among every day seen so far, the lowest price
 -- ever and when, a near-the-lowest flag, drops, and the trend with the prices it points to. The trend is fitted to
 -- the matched-offer price index (gpu_price_index_daily), not to the cheapest price, so a source appearing or
@@ -13,7 +13,7 @@ with all_prices as (
         daily.price_date,
         daily.gpu_id,
         daily.channel,
-        daily.pricing_type,
+        daily.market,
         daily.price_per,
         daily.min_price_usd as price_usd,
         price_index.price_index,
@@ -21,7 +21,7 @@ with all_prices as (
         daily.is_synthetic
     from {{ ref('gpu_prices_daily') }} as daily
     left join {{ ref('gpu_price_index_daily') }} as price_index
-        using (price_date, gpu_id, channel, pricing_type, price_per)
+        using (price_date, gpu_id, channel, market, price_per)
 ),
 
 -- The days whose windows this build computes (window_days above), not the whole history (a full rebuild: every day).
@@ -34,7 +34,7 @@ prices as (
 -- Ties go to the earliest day, here and in `windowed`, so an incremental build gives a full rebuild's figures.
 earlier_history as (
     select
-        gpu_id, channel, pricing_type, price_per,
+        gpu_id, channel, market, price_per,
         min(price_usd) as lowest_usd,
         arg_min(price_date, (price_usd, price_date)) as lowest_date,
         min(price_date) as first_seen_date,
@@ -69,12 +69,12 @@ windowed as (
     from prices
     -- each window spelled out in full: DuckDB does not carry a partition through a named base window
     window
-        by_day as (partition by gpu_id, channel, pricing_type, price_per order by price_date),
-        ever as (partition by gpu_id, channel, pricing_type, price_per order by price_date rows between unbounded preceding and current row),
-        previous_7d as (partition by gpu_id, channel, pricing_type, price_per order by price_date range between interval 7 days preceding and interval 1 day preceding),
-        trailing_30d as (partition by gpu_id, channel, pricing_type, price_per order by price_date range between interval 29 days preceding and current row),
-        trailing_90d as (partition by gpu_id, channel, pricing_type, price_per order by price_date range between interval 89 days preceding and current row),
-        trailing_365d as (partition by gpu_id, channel, pricing_type, price_per order by price_date range between interval 364 days preceding and current row)
+        by_day as (partition by gpu_id, channel, market, price_per order by price_date),
+        ever as (partition by gpu_id, channel, market, price_per order by price_date rows between unbounded preceding and current row),
+        previous_7d as (partition by gpu_id, channel, market, price_per order by price_date range between interval 7 days preceding and interval 1 day preceding),
+        trailing_30d as (partition by gpu_id, channel, market, price_per order by price_date range between interval 29 days preceding and current row),
+        trailing_90d as (partition by gpu_id, channel, market, price_per order by price_date range between interval 89 days preceding and current row),
+        trailing_365d as (partition by gpu_id, channel, market, price_per order by price_date range between interval 364 days preceding and current row)
 ),
 
 -- The running figures of the window, continued from the series' earlier history
@@ -91,19 +91,19 @@ with_history as (
         coalesce(earlier_history.first_seen_date, windowed.first_date_since_window) as first_seen_date,
         coalesce(earlier_history.days_observed, 0) + windowed.days_since_window as days_observed
     from windowed
-    left join earlier_history using (gpu_id, channel, pricing_type, price_per)
+    left join earlier_history using (gpu_id, channel, market, price_per)
 ),
 
 -- Share of the days seen so far (this one included) that were cheaper than today: 0 = the cheapest day yet.
 percentiles as (
     select
-        today.price_date, today.gpu_id, today.channel, today.pricing_type, today.price_per,
+        today.price_date, today.gpu_id, today.channel, today.market, today.price_per,
         count(*) filter (where earlier.price_usd < today.price_usd) / nullif(count(*) - 1, 0) as history_percentile
     from prices as today
     inner join all_prices as earlier
         on earlier.gpu_id = today.gpu_id
         and earlier.channel = today.channel
-        and earlier.pricing_type = today.pricing_type
+        and earlier.market = today.market
         and earlier.price_per = today.price_per
         and earlier.price_date <= today.price_date
     where {{ rebuilt_days_filter('today.price_date', onward=true) }}
@@ -114,7 +114,7 @@ select
     with_history.price_date,
     with_history.gpu_id,
     with_history.channel,
-    with_history.pricing_type,
+    with_history.market,
     with_history.price_per,
     with_history.price_usd,
     with_history.trailing_30d_min_usd,
@@ -154,5 +154,5 @@ select
     {{ var('epoch_ai_halving_years') }} as epoch_ai_halving_years,
     with_history.is_synthetic
 from with_history
-inner join percentiles using (price_date, gpu_id, channel, pricing_type, price_per)
+inner join percentiles using (price_date, gpu_id, channel, market, price_per)
 where {{ rebuilt_days_filter('with_history.price_date', onward=true) }}
