@@ -196,7 +196,8 @@ class RecordedServer:
                 pass
 
         self._httpd = _Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # looking for the shutdown every 50 ms: at the default 0.5 s, leaving the block waited up to half a second
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def _take_fault(self, key: str) -> Fault | None:
         with self._fault_lock:

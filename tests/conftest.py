@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from datetime import UTC, datetime
@@ -75,6 +76,14 @@ class AnsweringClient:
         assert self.host is None or self.host in allowed_hosts
         self.asked.append((url, headers))
         return raw_document(self.answers[url], url=url)
+
+
+def serve_in_background(httpd) -> threading.Thread:
+    """`httpd.serve_forever()` on a daemon thread, looking for a shutdown every 50 ms: at the default 0.5 s, each
+    test's `httpd.shutdown()` waited half a second (15 s of the fast subset)."""
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    return thread
 
 
 @pytest.fixture

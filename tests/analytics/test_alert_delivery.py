@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import smtplib
 import ssl
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from conftest import serve_in_background
 
 from analytics.alerts import delivery
 
@@ -36,7 +36,7 @@ def failing_webhook():
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    serve_in_background(httpd)
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from datetime import date, timedelta
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import gpuprices
+from conftest import gpuprices, serve_in_background
 
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 
@@ -36,7 +35,7 @@ class Receiver:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_background(self.server)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
 
 

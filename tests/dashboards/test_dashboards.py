@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import threading
 
 import pytest
+from conftest import serve_in_background
 from playwright.sync_api import sync_playwright
 
 from dashboards import data as dashboard_data
@@ -150,8 +150,7 @@ def test_served_on_localhost_only(browser, warehouse):
     httpd = server(warehouse / "site", port=0)
     host, port = httpd.server_address[:2]
     assert host == "127.0.0.1"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    serve_in_background(httpd)
     try:
         page, errors = open_page(browser, f"http://127.0.0.1:{port}/index.html")
         assert "GPU prices on 2026-05-01" in page.inner_text("h1")

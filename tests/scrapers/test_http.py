@@ -6,13 +6,13 @@ import asyncio
 import hashlib
 import re
 import socket
-import threading
 import time
 from collections import defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from conftest import serve_in_background
 
 from scrapers.errors import FetchError, ForbiddenRedirect, ResponseTooLarge
 from scrapers.http import HttpClient, HttpSettings, parse_retry_after, project_version, user_agent
@@ -60,8 +60,7 @@ def server():
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    serve_in_background(httpd)
     scripted.base = f"http://127.0.0.1:{httpd.server_address[1]}"
     yield scripted
     httpd.shutdown()

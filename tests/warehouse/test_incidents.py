@@ -5,11 +5,11 @@ through the real alert delivery (analytics/alerts/delivery.send_notices)."""
 from __future__ import annotations
 
 import json
-import threading
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from conftest import serve_in_background
 
 from analytics.alerts.delivery import send_notices
 from flows.cli.main import main
@@ -70,7 +70,7 @@ def webhook(monkeypatch):
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    serve_in_background(httpd)
     hook.url = f"http://127.0.0.1:{httpd.server_address[1]}/services/T1/B2/HOOKTOKEN4242"
     monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", hook.url)
     monkeypatch.setenv("GPUPRICES_ALERT_RETRY_PAUSE_S", "0")
