@@ -85,11 +85,15 @@ def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def _ingested_statuses(connection: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[tuple[str, int], str]:
+    """The stored status of each (run_id, parser_version) of these runs in raw.ingest_runs."""
+    listed = ", ".join(_literal(run_id) for run_id in run_ids)
+    return {(run_id, version): status for run_id, version, status in connection.execute(
+        f"SELECT run_id, parser_version, status FROM raw.ingest_runs WHERE run_id IN ({listed})").fetchall()}
+
+
 def already_ingested(connection: duckdb.DuckDBPyConnection, run_id: str, parser_version: int) -> str | None:
-    found = connection.execute(
-        f"SELECT status FROM raw.ingest_runs WHERE run_id = {_literal(run_id)} "
-        f"AND parser_version = {int(parser_version)}").fetchone()
-    return found[0] if found else None
+    return _ingested_statuses(connection, [run_id]).get((run_id, parser_version))
 
 
 def insert_ingest_records(connection, records: list[IngestRecord]) -> None:
@@ -126,29 +130,14 @@ class PendingLoad:
     table: str = "raw.offers"
 
 
-def load_run(
-    connection: duckdb.DuckDBPyConnection,
-    run: LandedRun,
-    record: IngestRecord,
-    checked: IntegrityResult | None,
-    table: str = "raw.offers",
-) -> IngestRecord:
-    """Write one source-run: its landed documents, the accepted rows into `table` (raw.offers, raw.fx_rates or
-    raw.api_token_prices; only when the result passed its check), the quarantined rows / result with their reasons,
-    and the ingest_runs row.
-    `checked` is None when parsing failed. Returns the record as stored, or with status `already_*` if it was."""
-    load_runs(connection, [PendingLoad(run, record, checked, table)])
-    return record
-
-
 def load_runs(connection: duckdb.DuckDBPyConnection, loads: list[PendingLoad]) -> None:
-    """Several source-runs in one transaction, all or nothing (load_run's writes, one statement per table instead of
-    one per run: a replayed day's 67 loads each cost ~4 statements and a commit, one writer at a time). A run
-    already stored is left as it is and its record says `already_*`."""
+    """Write source-runs in one transaction, all or nothing: their landed documents, the accepted rows into each
+    run's table (raw.offers, raw.fx_rates or raw.api_token_prices; only when the result passed its check; `checked`
+    is None when parsing failed), the quarantined rows / results with their reasons, and the ingest_runs rows. One
+    statement per table for all of them (a replayed day's 67 loads each cost ~4 statements and a commit, one writer
+    at a time). A run already stored is left as it is and its record says `already_*`."""
     with transaction(connection):
-        run_ids = ", ".join(_literal(load.record.run_id) for load in loads)
-        stored = {(run_id, version): status for run_id, version, status in connection.execute(
-            f"SELECT run_id, parser_version, status FROM raw.ingest_runs WHERE run_id IN ({run_ids})").fetchall()}
+        stored = _ingested_statuses(connection, [load.record.run_id for load in loads])
         fresh = []
         for load in loads:
             key = (load.record.run_id, load.record.parser_version)
