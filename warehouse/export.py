@@ -54,7 +54,7 @@ def export_marts() -> list[Path]:
                 rows += f" WHERE {column} IS NULL OR {column}::VARCHAR NOT IN ({kept_values})"
             connection.execute(f"COPY ({rows}) TO '{version}' (FORMAT PARQUET, PARTITION_BY ({column}))")
         version.mkdir(exist_ok=True)  # an empty mart, or nothing changed
-        for value, previous_folder in kept.items():
+        for previous_folder in kept.values():
             _link_folder(previous_folder, version / previous_folder.name)
         _manifest_path(version).write_text(json.dumps(manifest))
         if link.is_dir() and not link.is_symlink():  # an export made before versions: replaced once
