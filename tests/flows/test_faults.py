@@ -1,9 +1,9 @@
 """A bad day, through the real CLI: the offline run of the last bundled day with a fault plan
 (tests/fixtures/faults/plan.json) that makes thirteen sources fail the ways real sites do. Transient faults are
 retried and recover, everything else is isolated and recorded with its reason in raw.ingest_runs and the run
-report, nothing partial is loaded, and the run ends within the bound its timeouts set. The run has fake credentials
-in its environment: none of them may reach a file of the data home, a table or the console (the site of a failed
-run is searched in test_nothing_loads.py)."""
+report, nothing partial is loaded, and each source gives up within the bound its timeouts set. The run has fake
+credentials in its environment: none of them may reach a file of the data home, a table or the console (the site
+of a failed run is searched in test_nothing_loads.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import duckdb
@@ -43,9 +42,12 @@ FAKE_KEYS = {
     "VERDA_CLIENT_ID": "FAKEverdaID333", "VERDA_CLIENT_SECRET": "FAKEverdaSECRET444",
 }
 
-# The slowest source can take (retries + 1) x min(deadline, attempts x (attempt timeout + backoff cap)) + retry
-# delay = 2 x 3 x 2.5 + 1 = 16 s; Prefect's start, a day's parse and load and the report come on top.
-RUN_BOUND_S = 16 + 60
+# One task attempt of a source fetches for at most attempts x attempt timeout + the waits between attempts (the
+# backoff cap 0.5 s, or the plan's Retry-After of 1 s) = 3 x 2 + 2 x 1 = 8 s (the report keeps the last attempt's
+# fetch time): a hanging or trickling site is cut there, not left to the 30 s source deadline.
+ATTEMPT_BOUND_S = 3 * 2 + 2 * 1
+# what a loaded machine can add to a timer firing (the event loop runs late), not a timeout of ours
+LOOP_LATENESS_S = 2
 
 EXPECTED = {
     # recovered after retries
@@ -73,14 +75,12 @@ def bad_day(tmp_path_factory):
     prefect_api()
     env = {**os.environ, **FAULT_ENV, **FAKE_KEYS, "GPUPRICES_HOME": str(home),
            "GPUPRICES_FAULTS": str(FIXTURES / "plan.json")}
-    started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-m", "flows.cli", "run", "--offline", "--since", DAY, "--no-build"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
-    elapsed = time.monotonic() - started
     assert result.returncode == 0, result.stderr[-3000:]
-    return home, elapsed, result.stdout + result.stderr
+    return home, result.stdout + result.stderr
 
 
 def query(home: Path, sql: str, parameters=None) -> list[tuple]:
@@ -89,7 +89,7 @@ def query(home: Path, sql: str, parameters=None) -> list[tuple]:
 
 
 def test_every_fault_ends_as_expected_with_its_reason_in_ingest_runs_and_the_report(bad_day):
-    home, _, stdout = bad_day
+    home, stdout = bad_day
     runs = {source: (status, error) for source, status, error in query(home, "SELECT source, status, error FROM raw.ingest_runs")}
     report = json.loads(next((home / "reports").glob("run-*.json")).read_text())
     reported = {entry["source"]: (entry["status"], entry["error"]) for entry in report["sources"]}
@@ -105,7 +105,7 @@ def test_every_fault_ends_as_expected_with_its_reason_in_ingest_runs_and_the_rep
 
 
 def test_nothing_partial_is_loaded_and_bad_pages_are_kept_for_a_reparse(bad_day):
-    home, _, _ = bad_day
+    home, _ = bad_day
     not_loaded = [source for source, (status, _) in EXPECTED.items() if status != "loaded"]
     offers = dict(query(home, "SELECT source, count(*) FROM raw.offers GROUP BY source"))
     assert not set(offers) & set(not_loaded), offers
@@ -120,13 +120,20 @@ def test_nothing_partial_is_loaded_and_bad_pages_are_kept_for_a_reparse(bad_day)
     assert offers["vast"] > 0 and offers["lambda"] > 0
 
 
-def test_the_bad_day_ends_within_the_bound_its_timeouts_set(bad_day):
-    _, elapsed, _ = bad_day
-    assert elapsed < RUN_BOUND_S, f"{elapsed:.0f}s"
+def test_each_source_gives_up_within_the_bound_its_timeouts_set(bad_day):
+    """Measured per source inside the run, not as the run's wall time: that also holds Prefect's start and the
+    imports, and a slower machine (CI's) brought it near any bound that still meant something."""
+    home, _ = bad_day
+    report = json.loads(next((home / "reports").glob("run-*.json")).read_text())
+    fetch_s = {entry["source"]: entry["stage_seconds"]["fetch"] for entry in report["sources"]}
+    # the two faults that only a timeout ends: a site that never answers, a body trickling in
+    assert fetch_s["seeweb"] >= 3 * 1 and fetch_s["tensordock"] >= 3 * 2, fetch_s  # each attempt ran to its timeout
+    slowest = max(fetch_s, key=fetch_s.get)
+    assert fetch_s[slowest] < ATTEMPT_BOUND_S + LOOP_LATENESS_S, (slowest, fetch_s[slowest])
 
 
 def test_no_credential_reaches_a_file_a_table_or_the_console(bad_day):
-    home, _, console = bad_day
+    home, console = bad_day
     secrets = [value.encode() for value in FAKE_KEYS.values()]
     texts = everything_left_behind(home, console)
     assert len(texts) > 50  # the site is searched in tests/flows/test_nothing_loads.py (this run does not build)
