@@ -219,6 +219,12 @@ def publish_snapshot() -> Path | None:
     return target
 
 
+def sql_literal(value: str) -> str:
+    """A SQL string literal (quotes doubled), for values of our own (run ids, partition days) where a bound parameter
+    cannot go (COPY) or costs more than the statement (DuckDB's client looks for pandas on every bound parameter)."""
+    return "'" + value.replace("'", "''") + "'"
+
+
 def fetch_dicts(connection: duckdb.DuckDBPyConnection, sql: str, parameters=None) -> list[dict]:
     """Run a query and return its rows as dicts keyed by column name."""
     cursor = connection.execute(sql, parameters) if parameters is not None else connection.execute(sql)

@@ -50,7 +50,7 @@ def export_marts() -> list[Path]:
         if len(kept) < len(manifest["partitions"]):
             rows = f"SELECT * FROM marts.{mart}"
             if kept:
-                kept_values = ", ".join("'" + value.replace("'", "''") + "'" for value in kept)
+                kept_values = ", ".join(db.sql_literal(value) for value in kept)
                 rows += f" WHERE {column} IS NULL OR {column}::VARCHAR NOT IN ({kept_values})"
             connection.execute(f"COPY ({rows}) TO '{version}' (FORMAT PARQUET, PARTITION_BY ({column}))")
         version.mkdir(exist_ok=True)  # an empty mart, or nothing changed
@@ -90,9 +90,9 @@ def _manifest(connection: duckdb.DuckDBPyConnection, mart: str, column: str) -> 
     partitions = connection.execute(
         f"SELECT {column}::VARCHAR, count(*)::VARCHAR || ':' || sum(hash(row_))::VARCHAR "
         f"FROM marts.{mart} AS row_ GROUP BY ALL").fetchall()
+    # a day that is NULL is listed as '' and never kept (its folder is not looked up by name)
     return {"duckdb": duckdb.__version__, "columns": [list(c) for c in columns],
-            "partitions": {value: digest for value, digest in partitions if value is not None}
-            | ({"": "NULL"} if any(value is None for value, _ in partitions) else {})}
+            "partitions": {"" if value is None else value: digest for value, digest in partitions}}
 
 
 def _manifest_path(version: Path) -> Path:

@@ -19,6 +19,7 @@ import polars as pl
 import pyarrow as pa
 
 from config.redact import redact
+from warehouse.db import sql_literal
 from warehouse.integrity import IntegrityResult
 from warehouse.landing import LandedRun
 
@@ -80,14 +81,9 @@ def transaction(connection: duckdb.DuckDBPyConnection) -> Iterator[None]:
 # polars frame by converting it to Arrow first (a few ms per statement).
 
 
-def _literal(value: str) -> str:
-    """A SQL string literal (quotes doubled): for the load's own run ids, instead of a bound parameter."""
-    return "'" + value.replace("'", "''") + "'"
-
-
 def _ingested_statuses(connection: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[tuple[str, int], str]:
     """The stored status of each (run_id, parser_version) of these runs in raw.ingest_runs."""
-    listed = ", ".join(_literal(run_id) for run_id in run_ids)
+    listed = ", ".join(sql_literal(run_id) for run_id in run_ids)
     return {(run_id, version): status for run_id, version, status in connection.execute(
         f"SELECT run_id, parser_version, status FROM raw.ingest_runs WHERE run_id IN ({listed})").fetchall()}
 
@@ -105,7 +101,7 @@ def insert_ingest_records(connection, records: list[IngestRecord]) -> None:
 def _insert_landing_documents(connection, runs: list[LandedRun]) -> None:
     """The runs' documents not stored yet (a re-parse of a landed run stores none). Looked up, not `ON CONFLICT DO
     NOTHING`: that costs DuckDB twice the insert (~3 ms per load)."""
-    run_ids = ", ".join(_literal(run.run_id) for run in runs)
+    run_ids = ", ".join(sql_literal(run.run_id) for run in runs)
     stored = set(connection.execute(
         f"SELECT run_id, document_index FROM raw.landing_documents WHERE run_id IN ({run_ids})").fetchall())
     rows = [
