@@ -176,7 +176,7 @@ def _gpu_rows(data: DashboardData) -> list[dict]:
                 if r["price_date"] == data.latest_date and (
                         kind not in latest or r["min_price_usd"] < latest[kind]["min_price_usd"]):
                     latest[kind] = r
-        memory = (page.spec or {}).get("memory_gib")
+        memory = (page.catalogue_spec or page.spec or {}).get("memory_gib")  # marts.gpus: every GPU's memory
         rows.append({"gpu_id": page.gpu_id, "name": page.name, "memory_gib": memory,
                      "on_demand": latest["on_demand"]["min_price_usd"] if "on_demand" in latest else None,
                      "spot": latest["spot"]["min_price_usd"] if "spot" in latest else None,

