@@ -27,7 +27,7 @@ from __future__ import annotations
 import csv
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from config.settings import PROJECT_ROOT
 
@@ -112,14 +112,17 @@ class _Variant:
     memory_gib: int | None
     is_base: bool       # TechPowerUp's page names no memory size: the model's base variant
     release_date: str
-    is_hbm: bool
+    is_hbm: bool        # an HBM datacenter part (the catalogue's Server/Tesla/Instinct/Data Center generations)
+    needs_size: bool = False  # one of several generations ("V100 SXM": SXM2 or SXM3): only a stated size names it
 
 
 _WORDS = re.compile(r"[a-z]+|\d+")
 _MEMORY_UNITS = {"gb", "g", "gib"}
 # A word that, right after a model, names another model: "RTX A6000 Ada" is the RTX 6000 Ada, not the RTX A6000
 _OTHER_MODEL_AFTER = {"ada"}
-_IGNORED_WORDS = {"blackwell"}  # "RTX PRO 6000 Blackwell": the id and the matching leave the generation out
+_IGNORED_WORDS = {"blackwell"}
+# Catalogue generations of datacenter parts: an HBM one names no variant without its memory size (module docstring)
+_DATACENTER_GENERATION = re.compile(r"Server|Tesla|Radeon Instinct|Data Center")  # "RTX PRO 6000 Blackwell": the id and the matching leave the generation out
 _ID_MEMORY = re.compile(r"-(\d+)(gb|mb)$")
 _NAME_MEMORY = re.compile(r"\s\d+(?:\.\d+)?\s?[MG]B\b")
 
@@ -152,6 +155,8 @@ def _words(text: str, read_memory: bool = True) -> tuple[list[_Word], list[tuple
         if word.text in _IGNORED_WORDS:
             index += 1
             continue
+        if word.text == "q" and after is not None and after.text == "rtx" and not word.glued:
+            word = _Word("quadro", word.start, word.end, word.glued)  # "Q RTX 5000": feeds' short Quadro RTX
         if word.text == "s" and word.glued and words and words[-1].text.isdigit():
             word = _Word("super", word.start, word.end, True)
         elif word.text == "e" and words and words[-1].text == "pci":
@@ -180,10 +185,12 @@ def _catalogue() -> dict[tuple[str, ...], list[_Variant]]:
             size = _ID_MEMORY.search(row["gpu_id"])
             variant = _Variant(row["gpu_id"], int(size.group(1)) if size and size.group(2) == "gb" else None,
                                not _NAME_MEMORY.search(f" {row['name']} "), row["release_date"] or "9999",
-                               row["memory_type"].upper().startswith("HBM"))
+                               row["memory_type"].upper().startswith("HBM")
+                               and _DATACENTER_GENERATION.match(row["generation"]) is not None)
             key = _key(row["gpu_id"])
-            if not (any(word.isdigit() for word in key) and any(word.isalpha() for word in key)):
-                continue  # "Quadro" (the 1999 card) alone would claim every Quadro title
+            if not (any(word.isdigit() for word in key) and any(word.isalpha() for word in key)) \
+                    and not ("titan" in key and len(key) > 1):
+                continue  # "Quadro" (the 1999 card) alone would claim every Quadro title; "TITAN V" is a model
             sizes = models.setdefault(key, {})
             held = sizes.get(variant.memory_gib)
             if held is None or _base_order(variant) < _base_order(held):
@@ -195,8 +202,19 @@ def _catalogue() -> dict[tuple[str, ...], list[_Variant]]:
             if key[at] == "sxm" and key[at + 1].isdigit():
                 short.setdefault(key[:at + 1] + key[at + 2:], set()).add(key)
     for key, sources in short.items():
-        if key not in table and len(sources) == 1:
+        if key in table:
+            continue
+        if len(sources) == 1:
             table[key] = table[next(iter(sources))]
+            continue
+        # "V100 16GB SXM": of the SXM generations (SXM2, SXM3) only the sizes one generation alone has, named by a
+        # stated size (no base variant: which generation a bare "V100 SXM" is stays open)
+        sizes: dict[int | None, list[_Variant]] = {}
+        for source in sorted(sources):
+            for variant in table[source]:
+                sizes.setdefault(variant.memory_gib, []).append(variant)
+        table[key] = [replace(found[0], is_base=False, needs_size=True) for size, found in sizes.items()
+                      if size is not None and len(found) == 1]
     return table
 
 
@@ -216,6 +234,8 @@ def _variant(variants: list[_Variant], stated: list[int]) -> _Variant | None:
     """The variant the stated memory sizes (nearest the model first) name. A size the catalogue does not list
     for the model takes the nearest listed one (TechPowerUp lists one size for some cards sold in two; vast
     rounds sizes), except for HBM parts. No size stated: the base variant (module docstring)."""
+    if not stated and any(variant.needs_size for variant in variants):
+        return None
     for size in stated:
         for variant in variants:
             if variant.memory_gib == size:
@@ -261,6 +281,39 @@ def find_in_catalogue(text: str) -> tuple[str, str] | None:
     if said and len(variants) > 1 and not span_start <= said[1] < span_end:
         model_text = f"{model_text} {text[said[1]:said[2]]}"
     return model_text, variant.gpu_id
+
+
+_FORM_WORDS = re.compile(r"^(?:sxm\d*|pcie|nvl|oam)$")
+
+
+def form_factor_unstated(raw_name: str | None) -> bool:
+    """True for a name that reads as a datacenter model the catalogue sells in more than one form factor (SXM, PCIe,
+    NVL) without saying which ("H200", "Tesla V100", "H100 80GB"): such a name stays unresolved (never guessed) and
+    callers count it apart from names nothing knows."""
+    if not raw_name:
+        return False
+    words = [word.text for word in _words(as_meant(raw_name))[0]]
+    if any(_FORM_WORDS.match(word) for word in words):
+        return False
+    forms = _model_forms()
+    return any(len(forms.get(tuple(words[at:end]), ())) > 1
+               for at in range(len(words)) for end in range(at + 1, len(words) + 1))
+
+
+@functools.cache
+def _model_forms() -> dict[tuple[str, ...], set[str]]:
+    """A datacenter model's words without its form factor -> the form factors the catalogue lists it in."""
+    forms: dict[tuple[str, ...], set[str]] = {}
+    for key, variants in _catalogue().items():
+        if not any(variant.is_hbm or variant.needs_size for variant in variants):
+            continue
+        # ("h", "100", "sxm", "5") -> ("h", "100"), "sxm": the generation digit after "sxm" is part of the form
+        model = tuple(word for at, word in enumerate(key)
+                      if not _FORM_WORDS.match(word) and not (at and key[at - 1] == "sxm" and word.isdigit()))
+        form = next((word for word in key if _FORM_WORDS.match(word)), "")
+        if form:
+            forms.setdefault(model, set()).add(re.sub(r"\d", "", form))
+    return forms
 
 
 _VENDOR_WORDS = re.compile(r"\b(nvidia|tesla|geforce|amd|instinct|intel|habana|google|cloud)\b")

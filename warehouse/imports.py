@@ -39,7 +39,7 @@ from pathlib import Path
 import polars as pl
 
 from scrapers.base import Expectations, Offer
-from scrapers.gpu_names import resolve_gpu_id
+from scrapers.gpu_names import SEEDS, form_factor_unstated, name_key, resolve_gpu_id
 from scrapers.http import RawDocument
 from scrapers.registry import SOURCE_IDS
 from warehouse import db
@@ -54,7 +54,7 @@ from warehouse.retractions import retraction_of
 FORMATS = ("csv", "keepa")
 BAD_ROWS = ("refuse", "quarantine")  # a bad row fails the file | the good rows load, the bad ones are held back
 CSV_COLUMNS = ("observed_at", "gpu", "market", "price", "currency")
-CSV_OPTIONAL_COLUMNS = ("provider", "region", "url", "title", "condition", "per", "gpu_count")
+CSV_OPTIONAL_COLUMNS = ("provider", "region", "url", "title", "condition", "per", "gpu_count", "channel")
 IMPORT_COLUMNS = CSV_COLUMNS + CSV_OPTIONAL_COLUMNS  # the targets of a column map (--columns)
 FIRST_REASONS = 5  # bad rows named in an import's result and summary
 VALIDATION_CHUNK_ROWS = 50_000  # rows checked at once by the field rules (_check_file): bounds the working memory
@@ -106,6 +106,7 @@ class ImportResult:
     last_day: date
     rows_quarantined: int = 0  # bad rows held back (--bad-rows quarantine), each in raw.quarantine with its line
     first_reasons: list[str] = field(default_factory=list)  # the first FIRST_REASONS bad rows: "line 12: reason"
+    rows_form_factor_unstated: int = 0  # of the bad rows: a datacenter GPU whose name does not say SXM/PCIe/NVL
 
 
 def check_source_name(name: str) -> str:
@@ -207,10 +208,65 @@ def _gpu(name: str, provider: str) -> tuple[str, str]:
         raise ValueError(f"gpu {name[:shown]!r}... ({len(name) - shown} characters left out) is not a GPU name (at "
                          f"most {MAX_GPU_NAME_CHARACTERS} characters)")
     gpu_id = resolve_gpu_id(name, provider) or resolve_gpu_id(name)
+    if gpu_id is None and form_factor_unstated(name):
+        raise ValueError(f"gpu {name!r} {FORM_FACTOR_UNSTATED} (SXM, PCIe or NVL; never guessed)")
     if gpu_id is None:
         raise ValueError(f"gpu {name!r} is not a GPU the alias table or the GPU catalogue knows "
                          "(a datacenter part must say SXM or PCIe)")
     return name, gpu_id
+
+
+# The reason a datacenter GPU name that does not say SXM, PCIe or NVL is refused: the import summary counts these
+# rows apart (the GPU exists; the file does not say which part it is)
+FORM_FACTOR_UNSTATED = "does not say its form factor"
+PROVIDER_ALIASES_CSV = SEEDS / "provider_aliases.csv"
+MARKETPLACE_PROVIDERS_CSV = SEEDS / "marketplace_providers.csv"
+CHANNELS = ("cloud", "marketplace", "retail")
+CHANNEL_GIVEN = "__channel_given"
+
+
+@functools.cache
+def _provider_aliases() -> dict[str, str]:
+    """The name key of a provider as files spell it -> the project's provider (models/seeds/provider_aliases.csv)."""
+    with open(PROVIDER_ALIASES_CSV, newline="") as handle:
+        return {name_key(row["raw_name"]): row["provider"] for row in csv.DictReader(handle)}
+
+
+@functools.cache
+def _marketplace_providers() -> frozenset[str]:
+    with open(MARKETPLACE_PROVIDERS_CSV, newline="") as handle:
+        return frozenset(row["provider"] for row in csv.DictReader(handle))
+
+
+def provider_id(name: str) -> str:
+    """A file's provider name as the project's provider: "vast.ai" / "vastai" -> vast, "lambdalabs" -> lambda,
+    "datacrunch" -> verda; a name no alias knows stays as written, lower-cased (a shop, a provider we do not scrape)."""
+    name = " ".join(name.split()).lower()
+    return _provider_aliases().get(name_key(name), name)
+
+
+def _provider_column(source: str) -> pl.Expr:
+    """The provider column through the provider aliases (once per distinct name); the import's source name where a
+    row names none."""
+    return _blank("provider").map_elements(provider_id, return_dtype=pl.String, skip_nulls=True).fill_null(source)
+
+
+def _channel_checked(channel: str | None, provider: str, market_channel: str) -> None:
+    """An optional `channel` column (cloud | marketplace | retail) must agree with what the row is: its market's
+    channel and its provider's (a marketplace is a provider of models/seeds/marketplace_providers.csv, whose rentals
+    the models file under the marketplace's markets); a disagreement is a bad row, never a silent re-label."""
+    channel = (channel or "").strip().lower()
+    if not channel:
+        return
+    if channel not in CHANNELS:
+        raise ValueError(f"channel {channel!r} is not one of {', '.join(CHANNELS)}")
+    is_marketplace = provider in _marketplace_providers()
+    actual = "marketplace" if market_channel == "cloud" and is_marketplace else market_channel
+    if channel != actual:
+        if channel == "marketplace" and market_channel == "cloud":
+            raise ValueError(f"channel 'marketplace': provider {provider!r} is not a marketplace the project knows "
+                             "(models/seeds/marketplace_providers.csv)")
+        raise ValueError(f"channel {channel!r} does not fit provider {provider!r} in this market ({actual})")
 
 
 @functools.cache
@@ -240,13 +296,14 @@ def _gpu_count(text: str | None) -> tuple[Decimal, str]:
 
 
 def _attributes(gpu: str | None, provider: str, market: str | None, currency: str | None, per: str | None,
-                condition: str | None, gpu_count: str | None) -> dict:
+                condition: str | None, gpu_count: str | None, channel_given: str | None = None) -> dict:
     """Everything about an offer but its price, time and place, from one distinct combination of its fields (a
     history repeats a few hundred): the derived columns, or `error` (ValueError's message)."""
     market = (market or "").strip().lower()
     if market not in IMPORT_MARKETS:
         raise ValueError(f"market {market!r} is not one of {', '.join(IMPORT_MARKETS)}")
-    channel = MARKETS[market].channel  # cloud | retail: a marketplace is no import choice
+    channel = MARKETS[market].channel  # cloud | retail: a marketplace is its provider's (staging sets it)
+    _channel_checked(channel_given, provider, channel)
     currency = (currency or "").strip().upper()
     if not _CURRENCY.match(currency):
         raise ValueError(f"currency {currency!r} is not an ISO 4217 code (USD, EUR, CNY)")
@@ -438,9 +495,8 @@ def _csv_rows(body: bytes, source: str, market: str | None, currency: str | None
             selected.append(pl.col(source_of[name]).alias(name))
         else:
             selected.append(pl.lit(whole_file.get(name), pl.String).alias(name))
-    provider = _blank("provider").str.to_lowercase().fill_null(source).alias("provider")
     return table.select(LINE, FIELDS_ERROR, *selected).with_columns(
-        provider, pl.format("line {}", pl.col(LINE)).alias(AT))
+        _provider_column(source).alias("provider"), pl.format("line {}", pl.col(LINE)).alias(AT))
 
 
 def _keepa_rows(body: bytes, market: str | None, currency: str | None, gpu: str | None) -> pl.DataFrame:
@@ -470,8 +526,9 @@ def _validated(rows: pl.DataFrame) -> pl.DataFrame:
     rows = _prices(rows)
     rows = _per_distinct(rows, ["observed_at"], _time_row,
                          {"observed": pl.Datetime("us", "UTC"), "time_error": pl.String})
-    rows = _per_distinct(rows, ["gpu", "provider", "market", "currency", "per", "condition", "gpu_count"], _attributes,
-                         _ATTRIBUTE_SCHEMA)
+    rows = rows.rename({"channel": CHANNEL_GIVEN})  # the file's optional channel; `channel` is the derived one
+    rows = _per_distinct(rows, ["gpu", "provider", "market", "currency", "per", "condition", "gpu_count",
+                                CHANNEL_GIVEN], _attributes, _ATTRIBUTE_SCHEMA)
     rows = _per_unit(rows)
     region, url, title = _blank("region"), _blank("url"), _blank("title")
     return rows.with_columns(
@@ -541,7 +598,8 @@ def _check_file(rows: pl.DataFrame, source: str, document: RawDocument) -> _Chec
         field_problems.append(checked.filter(pl.col(ERROR).is_not_null()).select(
             LINE, AT, ERROR, pl.col(ERROR).alias("reason"), "observed",
             pl.struct(**where, problem=pl.format("{}: {}", AT, ERROR),
-                      **{name: pl.col(name) for name in IMPORT_COLUMNS}).struct.json_encode().alias("detail")))
+                      **{name: pl.col(CHANNEL_GIVEN if name == "channel" else name) for name in IMPORT_COLUMNS})
+            .struct.json_encode().alias("detail")))
         good.append(checked.filter(pl.col(ERROR).is_null()).select(
             LINE, AT, "observed", "channel", "provider", "offer_id", "title", "raw_gpu_name", "gpu_id", "count_value",
             "pricing_type", "term_months", "price_value", "currency_code", "price_unit", "per_unit", "region",
@@ -660,7 +718,8 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
     result = ImportResult(source=source, file_run_id=landed.run_id, prices=checked.rows, days=len(records),
                           offers_loaded=accepted.height, already_loaded=False,
                           first_day=records[0].observed_at.date(), last_day=records[-1].observed_at.date(),
-                          rows_quarantined=quarantine.height, first_reasons=messages[:FIRST_REASONS])
+                          rows_quarantined=quarantine.height, first_reasons=messages[:FIRST_REASONS],
+                          rows_form_factor_unstated=_form_factor_unstated_rows(checked.problems))
     with db.connect() as connection:
         # the insert held its rows in memory to the commit (a long history: the import's peak) unless bounded, and
         # on one DuckDB thread (db.one_thread)
@@ -674,7 +733,8 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
                 if retracted:  # raw rows are never deleted: these bytes' run ids are taken by the retracted rows
                     raise ImportFileError(f"imported as {source} ({landed.run_id}) and retracted {retracted}; the "
                                           "same file does not import again (a corrected file does)")
-                return replace(result, already_loaded=True, offers_loaded=0, rows_quarantined=0)
+                return replace(result, already_loaded=True, offers_loaded=0, rows_quarantined=0,
+                               rows_form_factor_unstated=0)
             integrity = IntegrityResult(accepted=accepted, rejected=checked.checked.rejected)
             records, integrity = _without_days_already_imported(connection, records, integrity)
             if records:
@@ -682,6 +742,11 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
             if quarantine.height:
                 connection.execute("INSERT INTO raw.quarantine BY NAME SELECT * FROM quarantine")
     return replace(result, days=len(records), offers_loaded=integrity.accepted.height)
+
+
+def _form_factor_unstated_rows(problems: pl.DataFrame) -> int:
+    """The bad rows refused because their datacenter GPU's name does not say its form factor (counted apart)."""
+    return problems.filter(pl.col(ERROR).str.contains(FORM_FACTOR_UNSTATED, literal=True)).height
 
 
 def _without_days_already_imported(connection, records: list[IngestRecord], checked: IntegrityResult

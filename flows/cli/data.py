@@ -191,6 +191,9 @@ def _import_prices(args, on_checked) -> int:
     print(f"{args.file}: {result.prices} rows read, {result.rows_quarantined} quarantined, {result.offers_loaded} "
           f"loaded as {result.source} (each offer's last price of a day) on {result.days} days, {result.first_day} "
           f"to {result.last_day} (real observations, marked imported); import id {result.file_run_id}")
+    if result.rows_form_factor_unstated:
+        print(f"of those quarantined, {result.rows_form_factor_unstated} name a datacenter GPU without its form factor "
+              "(SXM, PCIe or NVL: never guessed; the GPU exists, the file does not say which part)")
     if result.rows_quarantined:
         shown = "\n  ".join(result.first_reasons)
         print(f"held back in raw.quarantine (`gpuprices status`), first {len(result.first_reasons)}:\n  {shown}")
