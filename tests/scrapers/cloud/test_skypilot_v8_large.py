@@ -119,8 +119,10 @@ def test_oci_rows():
     gb200 = by_instance(offers, "BM.GPU.GB200.4", "AF-CASABLANCA-1-AD-1")
     assert (gb200.gpu_id, gb200.gpu_count, per_gpu_hour(gb200)) == ("gb200-186gb", 4, Decimal("16"))
     assert by_instance(offers, "BM.GPU.B200.8", "AF-CASABLANCA-1-AD-1").raw_gpu_name == "B200 180GB"  # MiB
-    # no id for a GB300 GPU, and P100 16GB is SXM2 or PCIe: kept unmatched (shown by `gpuprices status`)
-    assert {o.raw_gpu_name for o in offers if o.gpu_id is None} == {"GB300 278GB", "P100 16GB"}
+    # P100 16GB is SXM2 or PCIe: kept unmatched (shown by `gpuprices status`); a GB300 is the 288 GB Blackwell Ultra
+    # GPU (OCI states 278 GB usable, as CoreWeave states 270 GB of the B300)
+    assert {o.raw_gpu_name for o in offers if o.gpu_id is None} == {"P100 16GB"}
+    assert {o.gpu_id for o in offers if o.raw_gpu_name.startswith("GB300")} == {"gb300-288gb"}
     assert not [o for o in offers if o.instance_type.startswith("VM.Standard")]
     assert {o.region for o in offers} == {"af-casablanca-1", "us-sanjose-1"}
     assert {o.gpu_id for o in offers if o.raw_gpu_name.split()[0] in ("H100", "A100", "A100-80GB", "V100")} == {
