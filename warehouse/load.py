@@ -93,9 +93,14 @@ def already_ingested(connection: duckdb.DuckDBPyConnection, run_id: str, parser_
 
 
 def insert_ingest_records(connection, records: list[IngestRecord]) -> None:
-    """The runs' raw.ingest_runs rows (the last write of a load: a run's row means the run is in)."""
+    """The runs' raw.ingest_runs rows (the last write of a load: a run's row means the run is in), inside the load's
+    transaction. Each row gets the commit's place in the build's order (commit_seq: one more than any stored), taken
+    here, while this process is the warehouse's one writer, not when the run started or finished: a load that waited
+    for the writer behind a later one still comes after it, and the build's mark never passes it
+    (warehouse/build.py plan_build). Its finished_at stays when its work ended."""
     runs = pa.Table.from_pylist([record.row() for record in records])  # noqa: F841 (read by DuckDB by name)
-    connection.execute("INSERT INTO raw.ingest_runs BY NAME SELECT * FROM runs")
+    connection.execute("INSERT INTO raw.ingest_runs BY NAME SELECT *, "
+                       "(SELECT coalesce(max(commit_seq), 0) + 1 FROM raw.ingest_runs) AS commit_seq FROM runs")
 
 
 def _insert_landing_documents(connection, runs: list[LandedRun]) -> None:
