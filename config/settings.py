@@ -85,6 +85,9 @@ SETTINGS = (
             'extra tries of a failed source task (Prefect task retries)'),
     Setting('GPUPRICES_SOURCE_RETRY_DELAY_S', '10',
             'pause before a source task retry, seconds'),
+    Setting('GPUPRICES_EXPORT_GRACE_S', '3600',
+            'seconds an export version is kept after it stops being the current one (a reader that resolved the '
+            'link before the switch finishes meanwhile); the current version is never deleted'),
     Setting('GPUPRICES_HEADLINE_MARKETPLACES', '1',
             '`0`: the dashboards\' cheapest-rental headline leaves out peer-to-peer marketplace asks (channel '
             '`marketplace`); they keep their own rows in the marts either way'),
@@ -138,6 +141,10 @@ def exported_database(target: str):
 
 def lock_wait_s() -> float:
     return number("GPUPRICES_LOCK_WAIT_S", 120)
+
+
+def export_grace_s() -> float:
+    return number("GPUPRICES_EXPORT_GRACE_S", 3600)
 
 
 def run_environment(home: Path) -> dict[str, str]:
