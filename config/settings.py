@@ -39,6 +39,12 @@ SETTINGS = (
             'comma-separated alert email recipients; or `email_to` under `[delivery]` in the rules file'),
     Setting('GPUPRICES_ALERT_RETRY_PAUSE_S', '1.0',
             'base pause between the 3 tries of an alert delivery (grows each try)'),
+    Setting('GPUPRICES_ALERT_MESSAGE_DEADLINE_S', '30',
+            'overall deadline of one alert or notice on one channel (webhook or email), its tries and pauses '
+            'included, seconds: a try still going then is cut, however the endpoint trickles'),
+    Setting('GPUPRICES_ALERT_RUN_DEADLINE_S', '120',
+            "overall deadline of all of a run's alert and notice deliveries, seconds: messages left then are "
+            'recorded as not sent, without a try'),
     Setting('GPUPRICES_SMTP_HOST', None,
             'SMTP server for alert email'),
     Setting('GPUPRICES_SMTP_PORT', '587',
@@ -229,6 +235,17 @@ class AlertDelivery:
     smtp_starttls: bool
     smtp_ssl: bool
     smtp_from: str
+
+
+@dataclass(frozen=True)
+class AlertDeadlines:
+    message_s: float
+    run_s: float
+
+
+def alert_deadlines() -> AlertDeadlines:
+    return AlertDeadlines(message_s=number("GPUPRICES_ALERT_MESSAGE_DEADLINE_S", 30),
+                          run_s=number("GPUPRICES_ALERT_RUN_DEADLINE_S", 120))
 
 
 def aws_regions() -> tuple[str, ...]:

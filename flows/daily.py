@@ -177,7 +177,7 @@ def dashboard_task() -> str:
 
 def alerts_task(days: list) -> tuple[list[dict], list[dict]]:
     """Evaluate the watch rules on each day the run observed, then deliver what fired."""
-    rules, delivery = load_config()
+    rules, delivery = load_config(skip_invalid=True)
     events = evaluate(days, rules)
     return events, deliver(events, delivery)
 

@@ -248,7 +248,7 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
 def evaluate(days: list[date], rules: list[Rule] | None = None) -> list[dict]:
     """Evaluate the rules on each day in order (the days a run observed), in one transaction."""
     if rules is None:
-        rules, _ = load_config()
+        rules, _ = load_config(skip_invalid=True)
     events = []
     with db.connect() as connection:
         ensure_schema(connection)  # the alerts tables exist from the first run on, rules or not

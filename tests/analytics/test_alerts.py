@@ -92,6 +92,16 @@ condition = "below"
 price = "1500"
 currency = "EUR"
 """
+# A rule an older `alerts add` accepted (or a hand edit): before, its cast failed every `alerts check`, so no rule fired
+BAD_RULE = """
+[[rules]]
+name = "4090-under-1e400"
+gpu = "RTX 4090"
+market = "retail_new"
+condition = "below"
+price = "1e400"
+currency = "USD"
+"""
 
 
 def test_a_month_of_falling_rising_falling_prices_fires_each_alert_once_per_episode(home, monkeypatch, smtp_server):
@@ -99,14 +109,16 @@ def test_a_month_of_falling_rising_falling_prices_fires_each_alert_once_per_epis
     receiver = Receiver()
     home.mkdir(parents=True, exist_ok=True)
     rules = home / "alerts.toml"
-    rules.write_text(RULES)
+    rules.write_text(RULES + BAD_RULE)
     monkeypatch.setenv("GPUPRICES_ALERTS", str(rules))
     monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", receiver.url)
     monkeypatch.setenv("GPUPRICES_SMTP_HOST", "127.0.0.1")
     monkeypatch.setenv("GPUPRICES_SMTP_PORT", str(smtp_port))
     monkeypatch.setenv("GPUPRICES_SMTP_STARTTLS", "0")
     monkeypatch.setenv("GPUPRICES_ALERT_EMAIL_TO", "buyer@example.test")
-    gpuprices(home, "run", "--offline", "--sources", "microcenter,ecb-fx", "--no-export")
+    run = gpuprices(home, "run", "--offline", "--sources", "microcenter,ecb-fx", "--no-export")
+    said = run.stdout + run.stderr
+    assert "alert rule skipped" in said and "4090-under-1e400" in said and "out of range" in said
 
     events = [
         json.loads(line) for line in gpuprices(home, "sql", "--json", """
