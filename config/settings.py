@@ -94,6 +94,17 @@ SETTINGS = (
     Setting('GPUPRICES_EXPORT_GRACE_S', '3600',
             'seconds an export version is kept after it stops being the current one (a reader that resolved the '
             'link before the switch finishes meanwhile); the current version is never deleted'),
+    Setting('GPUPRICES_IMPORT_MAX_BYTES', '4294967296',
+            '`import prices`: the largest file, in bytes after decompression (4 GiB); a larger one is refused in one '
+            'line'),
+    Setting('GPUPRICES_IMPORT_MAX_ROWS', '20000000',
+            '`import prices`: the most rows a file may hold (blank lines are not rows); more are refused in one line'),
+    Setting('GPUPRICES_IMPORT_MAX_LINE_BYTES', '1048576',
+            '`import prices`: the longest line, in bytes (1 MiB), never held whole: a longer one is a bad row (its '
+            'line named; quarantined with `--bad-rows quarantine`), a longer header refuses the file'),
+    Setting('GPUPRICES_IMPORT_MAX_FIELD_CHARS', '2000',
+            '`import prices`: the longest value of a field (title, url, region...), in characters; a longer one is '
+            'a bad row'),
     Setting('GPUPRICES_HEADLINE_MARKETPLACES', '1',
             '`0`: the dashboards\' cheapest-rental headline leaves out peer-to-peer marketplace asks (channel '
             '`marketplace`); they keep their own rows in the marts either way'),
@@ -147,6 +158,21 @@ def exported_database(target: str):
 
 def lock_wait_s() -> float:
     return number("GPUPRICES_LOCK_WAIT_S", 120)
+
+
+@dataclass(frozen=True)
+class ImportLimits:
+    max_bytes: int
+    max_rows: int
+    max_line_bytes: int
+    max_field_chars: int
+
+
+def import_limits() -> ImportLimits:
+    return ImportLimits(max_bytes=int(number("GPUPRICES_IMPORT_MAX_BYTES", 4 * 1024**3)),
+                        max_rows=int(number("GPUPRICES_IMPORT_MAX_ROWS", 20_000_000)),
+                        max_line_bytes=int(number("GPUPRICES_IMPORT_MAX_LINE_BYTES", 1024**2)),
+                        max_field_chars=int(number("GPUPRICES_IMPORT_MAX_FIELD_CHARS", 2000)))
 
 
 def export_grace_s() -> float:
