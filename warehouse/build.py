@@ -103,7 +103,8 @@ def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = N
 
     last = connection.execute(
         "SELECT ingested_through, models_fingerprint, started_at, commit_seq_through FROM meta.builds "
-        "ORDER BY finished_at DESC LIMIT 1").fetchone()
+        # two builds can finish in one second (times are to the second): the one with the newer mark is the later
+        "ORDER BY finished_at DESC, commit_seq_through DESC NULLS LAST, started_at DESC LIMIT 1").fetchone()
     if full_refresh:
         return plan(True, "full rebuild asked for", [])
     if last is None:
