@@ -1005,27 +1005,30 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
                           first_day=records[0].observed_at.date(), last_day=records[-1].observed_at.date(),
                           rows_quarantined=quarantine.height, first_reasons=messages[:FIRST_REASONS],
                           rows_form_factor_unstated=_form_factor_unstated_rows(checked.problems))
-    with db.connect() as connection:
-        # the insert held its rows in memory to the commit (a long history: the import's peak) unless bounded, and
-        # on one DuckDB thread (db.one_thread)
-        with db.memory_bound(connection, accepted.height), db.one_thread(connection), transaction(connection):
-            # any day-run or held-back row of these bytes in the warehouse: the file was imported
-            if connection.execute(
-                    "SELECT (SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?))"
-                    " + (SELECT count(*) FROM raw.quarantine WHERE run_id = ?)",
-                    [f"{landed.run_id}-d", landed.run_id]).fetchone()[0]:
-                retracted = retraction_of(connection, landed.run_id)
-                if retracted:  # raw rows are never deleted: these bytes' run ids are taken by the retracted rows
-                    raise ImportFileError(f"imported as {source} ({landed.run_id}) and retracted {retracted}; the "
-                                          "same file does not import again (a corrected file does)")
-                return replace(result, already_loaded=True, offers_loaded=0, rows_quarantined=0,
-                               rows_form_factor_unstated=0)
-            integrity = IntegrityResult(accepted=accepted, rejected=checked.checked.rejected)
-            records, integrity = _without_days_already_imported(connection, records, integrity)
-            if records:
-                write_runs(connection, landed, records, integrity)
-            if quarantine.height:
-                connection.execute("INSERT INTO raw.quarantine BY NAME SELECT * FROM quarantine")
+    try:
+        with db.connect() as connection:
+            # the insert held its rows in memory to the commit (a long history: the import's peak) unless bounded, and
+            # on one DuckDB thread (db.one_thread)
+            with db.memory_bound(connection, accepted.height), db.one_thread(connection), transaction(connection):
+                # any day-run or held-back row of these bytes in the warehouse: the file was imported
+                if connection.execute(
+                        "SELECT (SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?))"
+                        " + (SELECT count(*) FROM raw.quarantine WHERE run_id = ?)",
+                        [f"{landed.run_id}-d", landed.run_id]).fetchone()[0]:
+                    retracted = retraction_of(connection, landed.run_id)
+                    if retracted:  # raw rows are never deleted: these bytes' run ids are taken by the retracted rows
+                        raise ImportFileError(f"imported as {source} ({landed.run_id}) and retracted {retracted}; the "
+                                              "same file does not import again (a corrected file does)")
+                    return replace(result, already_loaded=True, offers_loaded=0, rows_quarantined=0,
+                                   rows_form_factor_unstated=0)
+                integrity = IntegrityResult(accepted=accepted, rejected=checked.checked.rejected)
+                records, integrity = _without_days_already_imported(connection, records, integrity)
+                if records:
+                    write_runs(connection, landed, records, integrity)
+                if quarantine.height:
+                    connection.execute("INSERT INTO raw.quarantine BY NAME SELECT * FROM quarantine")
+    finally:
+        landed.discard_spools()  # a file landed before is read back (a large one into a spool file): let it go
     return replace(result, days=len(records), offers_loaded=integrity.accepted.height)
 
 

@@ -28,8 +28,8 @@ def rows(home, sql):
 
 def test_a_gzipped_file_of_blank_lines_streams_in_bounded_memory_and_loads_its_row(tmp_path):
     """A header, one row and 16 MB of blank lines, gzipped (16 KB): each blank line was a row of nulls in memory
-    (100 MB of them took 17.6 GB; these 16 MB, ~2.8 GB). The import runs as a user runs it, in a process of its own, and its peak memory
-    is read from the kernel."""
+    (100 MB of them took 17.6 GB; these 16 MB, 3.5 GB). The import runs as a user runs it, in a process of its own,
+    and its peak memory is read from the kernel."""
     history = tmp_path / "blank.csv.gz"
     with gzip.open(history, "wb", compresslevel=9) as handle:
         handle.write((HEADER + ROW.format(day=1, price=1500, title="t")).encode())

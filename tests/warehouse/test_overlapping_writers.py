@@ -2,11 +2,11 @@
 ended. A reader holds the warehouse file; a one-row import (another process) finishes its work and waits for the
 writer (its wait made to last by tests/warehouse/hold_writer.py until the test lets it go, so the order is the
 test's, not a race); a second writer takes the file first, loads a file of its own and builds; the first import
-commits after that build. The next build must still rewrite the first import's day (before commit_seq, its finished_at was older than the
-second build's mark, and no build ever covered it: "0 day(s) changed").
+commits after that build. The next build must still rewrite the first import's day (before commit_seq, its
+finished_at was older than the second build's mark, and no build ever covered it: "0 day(s) changed").
 
-dbt is replaced by a runner that only says it succeeded (as tests/warehouse/test_build_lock.py does): what is checked
-is the build's plan, the days it rewrites, and that the build records its mark."""
+dbt is replaced by a runner that only says it succeeded (as tests/warehouse/test_build_lock.py does): what is
+checked is the build's plan, the days it rewrites, and that the build records its mark."""
 
 from __future__ import annotations
 
