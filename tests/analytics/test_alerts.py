@@ -214,7 +214,8 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
             sources varchar, is_synthetic boolean);
         create table intermediate.int_offers__market_daily (price_date date, gpu_id varchar, channel varchar,
             market varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
-            price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean);
+            price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean,
+            is_imported boolean);
         create table intermediate.int_fx_rates__daily (currency varchar, rate_date date, usd_per_unit double);
         -- one shop, no suspect price: the credible offers are all of them
         create view intermediate.int_offers__credible_daily as select * from intermediate.int_offers__market_daily;
@@ -236,7 +237,7 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
                            "'card', ?, 1, 0, 'shop', false)", [when, price])
         connection.execute("insert into intermediate.int_offers__market_daily values (?, 'rtx-4090-24gb', "
                            "'retail', 'retail_new', 'card', 'shop', 'shop', 't', 'https://shop.test', ?, 'USD', ?, "
-                           "false)", [when, price, price])
+                           "false, false)", [when, price, price])
     ensure_schema(connection)
     fires = RULES[SIGNAL](prices)
     episodes = [start + timedelta(days=t) for t, fired in enumerate(fires) if fired and (t == 0 or not fires[t - 1])]
