@@ -268,7 +268,9 @@ def _csv_records(chunks: Iterator[bytes], limits: settings.ImportLimits,
         records: list[bytes] = []
         position, end = 0, len(chunk)
         last_newline = chunk.rfind(b"\n")
-        if not pending and not in_quotes and not skipping and last_newline > 0 and b'"' not in chunk:
+        # whole lines of some length (not a run of blank ones: those the search below skips at memory speed)
+        if not pending and not in_quotes and not skipping and last_newline > 0 and b'"' not in chunk \
+                and chunk.count(b"\n") * 16 <= len(chunk):
             lines = chunk[:last_newline].split(b"\n")
             if max(map(len, lines)) <= limits.max_line_bytes:
                 kept = [index for index, text in enumerate(lines) if text and not text.isspace()]
