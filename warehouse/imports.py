@@ -158,12 +158,9 @@ def _open_decompressed(path: Path) -> BinaryIO:
                                   "): save the history to a file first")
     except OSError as error:
         raise ImportFileError(f"cannot be read ({error.strerror or error})") from None
-    stream = path.open("rb")
-    if stream.read(2) == b"\x1f\x8b":
-        stream.seek(0)
-        return gzip.GzipFile(fileobj=stream, mode="rb")
-    stream.seek(0)
-    return stream
+    with path.open("rb") as probe:
+        compressed = probe.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rb") if compressed else path.open("rb")  # each closes its file
 
 
 def _read(stream: BinaryIO, size: int) -> bytes:
