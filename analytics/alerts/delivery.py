@@ -137,6 +137,8 @@ def _with_retries(send, pause_s: float, secrets: tuple[str, ...] = (), deadline_
             pause = min(pause_s * attempt, deadline - time.monotonic())
             if attempt < ATTEMPTS and pause > 0:
                 time.sleep(pause)
+    if not attempts:  # a deadline of 0: nothing was tried, nothing was delivered
+        error = f"not sent: no time left within the delivery deadline ({deadline_s:g} s)"
     return attempts, error
 
 
