@@ -248,3 +248,10 @@ def test_a_run_of_many_events_is_held_no_longer_than_its_deadline(recorded, tric
     assert 2 <= len(tried) <= 4, results  # ~2.5 s of 1-s messages
     assert all("run's delivery deadline" in result["error"] for result in results[len(tried):])
     assert [row[0] for row in recorded] == [event["event_id"] for event in events]  # every one recorded
+
+
+def test_a_deadline_that_leaves_no_time_sends_nothing_and_says_so(recorded, failing_webhook, monkeypatch):
+    monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", failing_webhook)
+    monkeypatch.setenv("GPUPRICES_ALERT_MESSAGE_DEADLINE_S", "0")
+    (result,) = delivery.deliver([EVENT], {})
+    assert (result["status"], result["attempts"]) == ("failed", 0) and "not sent" in result["error"], result
