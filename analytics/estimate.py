@@ -17,6 +17,10 @@ from scrapers.gpu_names import resolve_typed
 from warehouse import db
 
 _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+# The largest count a request may give: a quadrillion parameters or tokens (1e15; the largest published runs are
+# ~2e12 parameters and ~4e13 tokens). Past it the formulas' GPU-hours and GPU counts leave the ranges their SQL types
+# hold (BIGINT, DECIMAL): a request for 1e30 parameters is a typo, refused in one line.
+MAX_COUNT = 1e15
 
 
 class EstimateError(ValueError):
@@ -37,6 +41,8 @@ def parse_count(text: str, what: str) -> float:
         raise EstimateError(f"{what}: {text!r} is not a count above 0 a float can hold; write e.g. 70B, 2T or 7e9")
     if not match.group(2) and value < 1e6:
         raise EstimateError(f"{what}: {text!r} is a bare number under a million; did you mean {text}B?")
+    if value > MAX_COUNT:
+        raise EstimateError(f"{what}: {text!r} is more than {MAX_COUNT:.0e} (a quadrillion); write e.g. 70B, 2T or 7e9")
     return value
 
 

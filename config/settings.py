@@ -39,6 +39,12 @@ SETTINGS = (
             'comma-separated alert email recipients; or `email_to` under `[delivery]` in the rules file'),
     Setting('GPUPRICES_ALERT_RETRY_PAUSE_S', '1.0',
             'base pause between the 3 tries of an alert delivery (grows each try)'),
+    Setting('GPUPRICES_ALERT_MESSAGE_DEADLINE_S', '30',
+            'overall deadline of one alert or notice on one channel (webhook or email), its tries and pauses '
+            'included, seconds: a try still going then is cut, however the endpoint trickles'),
+    Setting('GPUPRICES_ALERT_RUN_DEADLINE_S', '120',
+            "overall deadline of all of a run's alert and notice deliveries, seconds: messages left then are "
+            'recorded as not sent, without a try'),
     Setting('GPUPRICES_SMTP_HOST', None,
             'SMTP server for alert email'),
     Setting('GPUPRICES_SMTP_PORT', '587',
@@ -85,6 +91,20 @@ SETTINGS = (
             'extra tries of a failed source task (Prefect task retries)'),
     Setting('GPUPRICES_SOURCE_RETRY_DELAY_S', '10',
             'pause before a source task retry, seconds'),
+    Setting('GPUPRICES_EXPORT_GRACE_S', '3600',
+            'seconds an export version is kept after it stops being the current one (a reader that resolved the '
+            'link before the switch finishes meanwhile); the current version is never deleted'),
+    Setting('GPUPRICES_IMPORT_MAX_BYTES', '4294967296',
+            '`import prices`: the largest file, in bytes after decompression (4 GiB); a larger one is refused in one '
+            'line'),
+    Setting('GPUPRICES_IMPORT_MAX_ROWS', '20000000',
+            '`import prices`: the most rows a file may hold (blank lines are not rows); more are refused in one line'),
+    Setting('GPUPRICES_IMPORT_MAX_LINE_BYTES', '1048576',
+            '`import prices`: the longest line, in bytes (1 MiB), never held whole: a longer one is a bad row (its '
+            'line named; quarantined with `--bad-rows quarantine`), a longer header refuses the file'),
+    Setting('GPUPRICES_IMPORT_MAX_FIELD_CHARS', '2000',
+            '`import prices`: the longest value of a field (title, url, region...), in characters; a longer one is '
+            'a bad row'),
     Setting('GPUPRICES_HEADLINE_MARKETPLACES', '1',
             '`0`: the dashboards\' cheapest-rental headline leaves out peer-to-peer marketplace asks (channel '
             '`marketplace`); they keep their own rows in the marts either way'),
@@ -138,6 +158,25 @@ def exported_database(target: str):
 
 def lock_wait_s() -> float:
     return number("GPUPRICES_LOCK_WAIT_S", 120)
+
+
+@dataclass(frozen=True)
+class ImportLimits:
+    max_bytes: int
+    max_rows: int
+    max_line_bytes: int
+    max_field_chars: int
+
+
+def import_limits() -> ImportLimits:
+    return ImportLimits(max_bytes=int(number("GPUPRICES_IMPORT_MAX_BYTES", 4 * 1024**3)),
+                        max_rows=int(number("GPUPRICES_IMPORT_MAX_ROWS", 20_000_000)),
+                        max_line_bytes=int(number("GPUPRICES_IMPORT_MAX_LINE_BYTES", 1024**2)),
+                        max_field_chars=int(number("GPUPRICES_IMPORT_MAX_FIELD_CHARS", 2000)))
+
+
+def export_grace_s() -> float:
+    return number("GPUPRICES_EXPORT_GRACE_S", 3600)
 
 
 def run_environment(home: Path) -> dict[str, str]:
@@ -222,6 +261,17 @@ class AlertDelivery:
     smtp_starttls: bool
     smtp_ssl: bool
     smtp_from: str
+
+
+@dataclass(frozen=True)
+class AlertDeadlines:
+    message_s: float
+    run_s: float
+
+
+def alert_deadlines() -> AlertDeadlines:
+    return AlertDeadlines(message_s=number("GPUPRICES_ALERT_MESSAGE_DEADLINE_S", 30),
+                          run_s=number("GPUPRICES_ALERT_RUN_DEADLINE_S", 120))
 
 
 def aws_regions() -> tuple[str, ...]:

@@ -334,7 +334,7 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
         QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1""")}
     offers = _rows(connection, """
         SELECT gpu_id, price_date, provider, source, channel, market, region,
-               instance_type, title, unit_price_usd, price_per, url, is_synthetic
+               instance_type, title, unit_price_usd, price_per, url, is_synthetic, is_imported
         FROM marts.gpu_latest_offers WHERE price_rank <= ?
         ORDER BY gpu_id, price_rank""", [OFFERS_PER_GPU])
     provider_moves = _rows(connection, f"""

@@ -11,6 +11,11 @@ the same shape instead (deterministically: a hash of the row, no random state; t
 child process in a temporary data home, as a user runs it; the parent times it and reads its peak resident memory
 from the kernel (ru_maxrss, from wait4). Targets on the 2-core reference machine: import + build <= 20 s and
 peak memory <= 600 MB.
+
+`--case memory` measures instead what a careless or hostile file costs (issue 39), each through the same command:
+`blank-lines`, a gzipped file of a header, one row and 1 GiB of blank lines (~1 MB on disk; it took the machine
+before the import streamed), and `history-repeated`, the whole real GCP history repeated to ~300 MB (2.9M rows; each
+day's offers seven times over, so the day's last price stands). Target: peak memory under 1 GB for each.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from config.settings import PROJECT_ROOT, use_data_home
 BUNDLED_GCP_HISTORY = PROJECT_ROOT / "recordings" / "history" / "gcp_list_prices" / "gcp_gpu_prices.csv.gz"
 TARGET_SECONDS = 20.0
 TARGET_PEAK_MB = 600.0
+MEMORY_CASE_TARGET_MB = 1024.0  # --case memory: a hostile or huge file, peak under 1 GB
+CASES = ("first-rows", "blank-lines", "history-repeated", "memory")
 SOURCE = "gcp-history"
 FIRST_WEEK = date(2022, 11, 7)
 WEEKS = 182  # ~3.5 years
@@ -116,6 +123,42 @@ def first_rows_of_bundled_history(path: Path, rows: int = 330_000) -> int:
     return written
 
 
+def blank_lines_file(path: Path, gib: float = 1.0) -> int:
+    """A gzipped CSV of a header, one real row of the GCP history and `gib` GiB of blank lines; returns its size on
+    disk."""
+    with gzip.open(BUNDLED_GCP_HISTORY, "rt", encoding="utf-8", newline="") as source:
+        header, row = source.readline(), source.readline()
+    blank = b"\n" * (64 * 1024**2)
+    with gzip.open(path, "wb", compresslevel=6) as target:
+        target.write((header + row).encode())
+        for _ in range(round(gib * 16)):
+            target.write(blank)
+    return path.stat().st_size
+
+
+def repeated_history_file(path: Path, megabytes: float = 300.0) -> tuple[int, int]:
+    """The whole bundled real GCP history (header once) repeated until the file holds `megabytes` MB; returns
+    (rows, bytes)."""
+    with gzip.open(BUNDLED_GCP_HISTORY, "rb") as source:
+        header = source.readline()
+        body = source.read()
+    times = max(1, round(megabytes * 1e6 / len(body)))
+    with path.open("wb") as target:
+        target.write(header)
+        for _ in range(times):
+            target.write(body)
+    return body.count(b"\n") * times, path.stat().st_size
+
+
+def _memory_case(home: Path, file: Path) -> list[str]:
+    summary, seconds, cpu_s, peak_mb = _run(home, "import", "prices", str(file), "--source", SOURCE,
+                                            "--bad-rows", "quarantine")
+    return [f"  {line}" for line in summary.strip().splitlines()[:1]] + [
+        f"  gpuprices import prices --bad-rows quarantine (import, then the dbt build): {seconds:.1f} s (CPU "
+        f"{cpu_s:.1f} s); peak memory {peak_mb:.0f} MB (target < {MEMORY_CASE_TARGET_MB:.0f} MB): "
+        f"{'OK' if peak_mb < MEMORY_CASE_TARGET_MB else 'OVER'}"]
+
+
 def machine_speed_s() -> float:
     """Seconds for 20M additions in a pure-Python loop: how fast the machine runs right now (on this 2-core machine
     it varies by a third from hour to hour), printed beside the figures so that runs of different hours compare."""
@@ -127,9 +170,25 @@ def machine_speed_s() -> float:
 
 
 def bench_import(rows: int = 330_000, file: Path | None = None, keep: bool = False, synthetic: bool = False,
-                 runs: int = 1) -> str:
+                 runs: int = 1, case: str = "first-rows") -> str:
     work = Path(tempfile.mkdtemp(prefix="gpuprices-bench-import-"))
     try:
+        if case != "first-rows":
+            lines = []
+            if case in ("blank-lines", "memory"):
+                blank = work / "blank_lines_1GiB.csv.gz"
+                lines.append(f"bench import --case blank-lines: a header, one real GCP row and 1 GiB of blank lines, "
+                             f"gzipped: {blank_lines_file(blank) / 1e6:.1f} MB on disk")
+                lines += _memory_case(work / "home-blank", blank)
+            if case in ("history-repeated", "memory"):
+                repeated = work / "gcp_list_prices_repeated.csv"
+                written, size = repeated_history_file(repeated)
+                lines.append(f"bench import --case history-repeated: the real bundled GCP list-price history "
+                             f"repeated, {written:,} rows, {size / 1e6:.0f} MB")
+                lines += _memory_case(work / "home-repeated", repeated)
+            if keep:
+                lines.append(f"  kept: {work}")
+            return "\n".join(lines)
         if file is None and not synthetic:
             file = work / f"gcp_list_prices_first_{rows}.csv"
             written = first_rows_of_bundled_history(file, rows)
@@ -178,11 +237,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--file", help="a real long-format CSV in the import's columns instead")
     parser.add_argument("--keep", action="store_true", help="keep the file and the temporary data homes")
     parser.add_argument("--runs", type=int, default=1, help="import the file this many times, each in a new home")
+    parser.add_argument("--case", choices=CASES, default="first-rows",
+                        help="first-rows (the default: time and memory of the real history's first --rows rows); "
+                             "blank-lines (1 GiB of blank lines, gzipped), history-repeated (the real history "
+                             "repeated to ~300 MB) or memory (both): their peak memory")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error(f"--runs must be 1 or more, got {args.runs}")
     print(bench_import(args.rows, Path(args.file).resolve() if args.file else None, args.keep, args.synthetic,
-                       args.runs))
+                       args.runs, args.case))
     return 0
 
 

@@ -232,7 +232,9 @@ def _generate_days(connection, first_day: date, days: int, seed: int) -> int:
                now() AS started_at, now() AS finished_at, 0.0 AS duration_s, 0 AS documents_fetched,
                0 AS bytes_fetched, offers AS rows_parsed, offers AS rows_loaded, 0 AS rows_rejected,
                NULL AS error, NULL AS landing_path, true AS is_synthetic, $trigger AS trigger,
-               'synthetic' AS data_origin
+               'synthetic' AS data_origin,
+               -- the commit's place in the build's order, as warehouse/load.py takes it (one number per commit)
+               (SELECT coalesce(max(commit_seq), 0) + 1 FROM raw.ingest_runs) AS commit_seq
         FROM runs
         """,
         {"first_at": datetime.combine(first_day, time(0), UTC),

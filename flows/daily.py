@@ -148,9 +148,17 @@ async def collect_all(
     records = []
     for source_id, result in zip(source_ids, results, strict=True):
         if isinstance(result, BaseException):  # retries exhausted, or a bug in one source: isolate it
+            # (a task interrupted just after its load committed has that load as its outcome: record_failure
+            # returns it instead of adding a failed run beside it)
             parser_version = registry[source_id].parser_version
             result = record_failure(source_id, parser_version, observed_at, result, started_at, trigger)
         records.append(result)
+    # A signal (SIGTERM: systemd's stop, serve stopping its run; Prefect raises it in whichever task was running) is
+    # not one source's failure: each source's outcome is recorded above, then the run stops as it was asked to.
+    interrupted = next((result for result in results if isinstance(result, BaseException)
+                        and not isinstance(result, Exception)), None)
+    if interrupted is not None:
+        raise interrupted
     return records
 
 
@@ -177,7 +185,7 @@ def dashboard_task() -> str:
 
 def alerts_task(days: list) -> tuple[list[dict], list[dict]]:
     """Evaluate the watch rules on each day the run observed, then deliver what fired."""
-    rules, delivery = load_config()
+    rules, delivery = load_config(skip_invalid=True)
     events = evaluate(days, rules)
     return events, deliver(events, delivery)
 

@@ -57,7 +57,25 @@ def load_recordings(bundle_dir: Path = BUNDLE_DIR) -> list[dict]:
     return recordings
 
 
+class ReplayRangeError(ValueError):
+    """--since/--until name no bundled day (after each other, or outside the recordings): one usage line."""
+
+
+def check_replay_range(recordings: list[dict], since: date | None = None, until: date | None = None) -> None:
+    """Refuse a replay that would have no day: --since after --until, or a range outside the bundled recordings."""
+    first = min(r["recorded_at"] for r in recordings).date()
+    last = max(r["recorded_at"] for r in recordings).date()
+    bundled = f"the bundled recordings run from {first} to {last}"
+    if since and until and since > until:
+        raise ReplayRangeError(f"--since {since} is after --until {until}")
+    if since and since > last:
+        raise ReplayRangeError(f"--since {since} is after the last bundled day: {bundled}")
+    if until and until < first:
+        raise ReplayRangeError(f"--until {until} is before the first bundled day: {bundled}")
+
+
 def replay_plan(recordings: list[dict], since: date | None = None, until: date | None = None) -> list[ReplayDay]:
+    check_replay_range(recordings, since, until)
     first = min(r["recorded_at"] for r in recordings).date()
     last = max(r["recorded_at"] for r in recordings).date()
     day, plan = max(first, since or first), []

@@ -42,10 +42,14 @@ class CatalogCommit:
     committed_at: datetime
 
 
+class GitError(RuntimeError):
+    """git could not read the repository (no such folder, not a clone): one line, exit 2 (flows/cli/pipeline.py)."""
+
+
 def _git(repo: Path, *args: str) -> bytes:
     result = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
     if result.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed in {repo}: {result.stderr.decode(errors='replace').strip()}")
+        raise GitError(f"git {' '.join(args)} failed in {repo}: {result.stderr.decode(errors='replace').strip()}")
     return result.stdout
 
 

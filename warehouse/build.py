@@ -80,6 +80,7 @@ class BuildPlan:
     reason: str
     rebuild_dates: list[date]
     ingested_through: datetime | None  # the newest raw.ingest_runs.finished_at this build covers
+    commit_seq_through: int | None = None  # the newest raw.ingest_runs.commit_seq: the build's "what is new" mark
 
 
 def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = None) -> BuildPlan:
@@ -88,27 +89,40 @@ def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = N
     (days_after_a_change: carried snapshots, the suspect-price window), plus the week after each exchange-rate date
     such a run brought (prices convert at the last rate of the previous 7 days). A price import retracted since the
     last build (`gpuprices import undo`) makes it a full rebuild: the days it leaves without rows hold rows an
-    incremental build would not clear (delete+insert replaces only the days it writes)."""
-    ingested_through = connection.execute("SELECT max(finished_at) FROM raw.ingest_runs").fetchone()[0]
+    incremental build would not clear (delete+insert replaces only the days it writes).
+
+    "Since the last build" is by commit order (raw.ingest_runs.commit_seq, taken when a load commits), not by time:
+    a load that started first but committed after another (it waited for the writer behind a reader and a later
+    load) is still new to the next build. Rows loaded before commit_seq was recorded are judged by finished_at, as
+    before."""
+    ingested_through, seq_through = connection.execute(
+        "SELECT max(finished_at), max(commit_seq) FROM raw.ingest_runs").fetchone()
+
+    def plan(full: bool, reason: str, dates: list[date]) -> BuildPlan:
+        return BuildPlan(full, reason, dates, ingested_through, seq_through)
+
     last = connection.execute(
-        "SELECT ingested_through, models_fingerprint, started_at FROM meta.builds ORDER BY finished_at DESC LIMIT 1"
-    ).fetchone()
+        "SELECT ingested_through, models_fingerprint, started_at, commit_seq_through FROM meta.builds "
+        # two builds can finish in one second (times are to the second): the one with the newer mark is the later
+        "ORDER BY finished_at DESC, commit_seq_through DESC NULLS LAST, started_at DESC LIMIT 1").fetchone()
     if full_refresh:
-        return BuildPlan(True, "full rebuild asked for", [], ingested_through)
+        return plan(True, "full rebuild asked for", [])
     if last is None:
-        return BuildPlan(True, "first build of this warehouse", [], ingested_through)
+        return plan(True, "first build of this warehouse", [])
     if last[1] != models_fingerprint(dbt_vars):
-        return BuildPlan(True, "models, seeds, tests or --vars changed since the last build", [], ingested_through)
+        return plan(True, "models, seeds, tests or --vars changed since the last build", [])
     retracted = connection.execute("SELECT count(DISTINCT import_id) FROM raw.retractions WHERE kind = 'prices' "
                                    "AND retracted_at >= ?", [last[2]]).fetchone()[0]
     if retracted:
-        return BuildPlan(True, f"{retracted} price import(s) retracted since the last build", [], ingested_through)
+        return plan(True, f"{retracted} price import(s) retracted since the last build", [])
     since = last[0] or datetime(1970, 1, 1, tzinfo=UTC)
+    # a build before commit_seq was recorded covered none of the numbered runs
+    since_seq = last[3] or 0
     dates = [row[0] for row in connection.execute(
         """
         SELECT DISTINCT cast(timezone('UTC', observed_at) AS date) + cast(offset_days AS INTEGER)
         FROM raw.ingest_runs CROSS JOIN range($carry + 1) AS offsets(offset_days)
-        WHERE finished_at > $since
+        WHERE (commit_seq > $since_seq OR (commit_seq IS NULL AND finished_at > $since))
           AND cast(timezone('UTC', observed_at) AS date) + cast(offset_days AS INTEGER)
               <= (SELECT max(cast(timezone('UTC', observed_at) AS date)) FROM raw.ingest_runs
                   WHERE run_id NOT IN (SELECT run_id FROM raw.retractions))
@@ -117,12 +131,12 @@ def plan_build(connection, full_refresh: bool = False, dbt_vars: dict | None = N
         FROM raw.fx_rates AS rates
         JOIN raw.ingest_runs AS runs USING (run_id, parser_version)
         CROSS JOIN range(8) AS offsets(offset_days)
-        WHERE runs.finished_at > $since
+        WHERE (runs.commit_seq > $since_seq OR (runs.commit_seq IS NULL AND runs.finished_at > $since))
         ORDER BY 1
-        """, {"since": since, "carry": days_after_a_change(dbt_vars)}).fetchall()]
+        """, {"since": since, "since_seq": since_seq, "carry": days_after_a_change(dbt_vars)}).fetchall()]
     if len(dates) > MAX_INCREMENTAL_DAYS:
-        return BuildPlan(True, f"{len(dates)} days changed since the last build", [], ingested_through)
-    return BuildPlan(False, f"{len(dates)} day(s) changed since the last build", dates, ingested_through)
+        return plan(True, f"{len(dates)} days changed since the last build", [])
+    return plan(False, f"{len(dates)} day(s) changed since the last build", dates)
 
 
 def refresh_gpu_name_matches(connection, days: list[date] | None = None) -> int:
@@ -304,9 +318,10 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
             raise RuntimeError(f"dbt build failed: {result.exception or 'see ' + str(work / 'logs' / 'dbt.log')}")
         if not select:
             connection.execute(
-                "INSERT INTO meta.builds VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO meta.builds BY NAME SELECT ? AS started_at, ? AS finished_at, ? AS ingested_through, "
+                "? AS full_refresh, ? AS rebuilt_days, ? AS models_fingerprint, ? AS commit_seq_through",
                 [started_at, utc_now(), plan.ingested_through, plan.full_refresh, len(plan.rebuild_dates),
-                 models_fingerprint(overrides)],
+                 models_fingerprint(overrides), plan.commit_seq_through],
             )
     return plan
 

@@ -32,6 +32,27 @@ class WarehouseBusy(duckdb.IOException):
     """A writer waited GPUPRICES_LOCK_WAIT_S and another process still holds the warehouse file (one line, exit 1)."""
 
 
+class WarehouseUnreadable(duckdb.IOException):
+    """The warehouse file is not a whole DuckDB database (truncated by a full disk or a copy cut short, or another
+    file under its name): one line, exit 1 (flows/cli/main.py), never a traceback."""
+
+
+# What DuckDB says of a file that is cut short or not a database (at open, or at a query that reads a lost block)
+_DAMAGED = ("could not read enough bytes", "not a valid duckdb database file")
+
+
+def is_damaged_file_error(error: BaseException) -> bool:
+    return isinstance(error, duckdb.IOException) and any(text in str(error).lower() for text in _DAMAGED)
+
+
+def unreadable(path: Path, error: BaseException) -> WarehouseUnreadable:
+    detail = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    snapshot = snapshot_path(path)
+    restore = f"a backup, or the last snapshot {snapshot} (copy it over the file)" if snapshot.exists() else "a backup"
+    return WarehouseUnreadable(f"the warehouse file {path} cannot be read: it is damaged or cut short ({detail}); "
+                               f"restore it from {restore}")
+
+
 def _is_lock_conflict(error: Exception) -> bool:
     return isinstance(error, duckdb.IOException) and "lock" in str(error).lower()
 
@@ -46,6 +67,8 @@ def open_for_reading(path: Path | None = None) -> duckdb.DuckDBPyConnection:
     try:
         return duckdb.connect(str(path), read_only=True)
     except duckdb.IOException as error:
+        if is_damaged_file_error(error):
+            raise unreadable(path, error) from None
         snapshot = snapshot_path(path)
         if not _is_lock_conflict(error) or not snapshot.exists():
             raise
@@ -67,6 +90,8 @@ def open_for_writing(path: Path | None = None) -> duckdb.DuckDBPyConnection:
         try:
             return duckdb.connect(str(path))
         except duckdb.IOException as error:
+            if is_damaged_file_error(error):
+                raise unreadable(path, error) from None
             if not _is_lock_conflict(error):
                 raise
             if time.monotonic() > deadline:

@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
+from config import settings
 from warehouse import db
 from warehouse.paths import export_root
 
@@ -31,15 +34,21 @@ EXPORT_WORKERS = 2  # marts written at once (this machine's cores)
 def export_marts() -> list[Path]:
     """Each mart to Parquet partitioned by its date (hive style: price_date=YYYY-MM-DD/), as a new version directory
     (export/.versions/<mart>-<time>/) that the link export/<mart> is then switched to in one rename: a reader
-    resolves the link once and reads one complete version. The previous version is kept (a reader that opened it
-    before the switch can finish); older ones are deleted.
+    resolves the link once and reads one complete version.
 
     A partition holding the same rows as in the previous version (same columns, same count and sum of row hashes) is
-    hard-linked from it, not written again: a daily run writes the days its build changed, not years of history."""
+    hard-linked from it, not written again: a daily run writes the days its build changed, not years of history. A
+    file is linked only after its bytes were checked against the sha256 the previous version's manifest recorded for
+    it: a file edited in place (same inode) or missing makes its partition written again, never carried forward.
+
+    Versions are pruned after the switch (prune_versions): never the one the link names, never one younger than the
+    readers' grace period (GPUPRICES_EXPORT_GRACE_S; a version's age counts from when it stopped being the current
+    one), whatever their names say; a version an export killed mid-way left behind goes once it is that old."""
     root = export_root()
     versions = root / ".versions"
     versions.mkdir(parents=True, exist_ok=True)
     stamp = f"{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}-{os.getpid()}"
+    grace_s = settings.export_grace_s()
 
     def export(connection: duckdb.DuckDBPyConnection, mart: str) -> Path:
         column = PARTITION_COLUMNS.get(mart, "price_date")
@@ -54,18 +63,25 @@ def export_marts() -> list[Path]:
                 rows += f" WHERE {column} IS NULL OR {column}::VARCHAR NOT IN ({kept_values})"
             connection.execute(f"COPY ({rows}) TO '{version}' (FORMAT PARQUET, PARTITION_BY ({column}))")
         version.mkdir(exist_ok=True)  # an empty mart, or nothing changed
-        for previous_folder in kept.values():
+        files = {}
+        for previous_folder, hashes in kept.values():
             _link_folder(previous_folder, version / previous_folder.name)
+            files |= {f"{previous_folder.name}/{name}": digest for name, digest in hashes.items()}
+        written = {f"{folder.name}/{file.name}" for folder in version.iterdir() if folder.is_dir()
+                   for file in folder.iterdir()}
+        files |= {name: _sha256(version / name) for name in sorted(written - files.keys())}
+        manifest["files"] = files
         _manifest_path(version).write_text(json.dumps(manifest))
         if link.is_dir() and not link.is_symlink():  # an export made before versions: replaced once
             shutil.rmtree(link)
+        previous = link.resolve() if link.is_symlink() else None
+        if previous is not None and previous.is_dir():
+            os.utime(previous)  # its readers' grace period starts now, as it stops being the current version
         new_link = root / f".{mart}.link-{os.getpid()}"
         new_link.unlink(missing_ok=True)
         new_link.symlink_to(version.relative_to(root))  # relative: the export folder can be moved or synced
         os.replace(new_link, link)
-        for old in sorted(versions.glob(f"{mart}-*"))[:-2]:
-            shutil.rmtree(old, ignore_errors=True)
-            _manifest_path(old).unlink(missing_ok=True)
+        prune_versions(versions, mart, link, grace_s)
         return link
 
     # Same (read-write) configuration as the dbt-duckdb connection that may still be open in this process. The cost
@@ -78,6 +94,36 @@ def export_marts() -> list[Path]:
                 return export(cursor, mart)
 
         return list(pool.map(export_on_own_cursor, EXPORTED_MARTS))
+
+
+def prune_versions(versions: Path, mart: str, link: Path, grace_s: float) -> list[Path]:
+    """Delete the mart's versions that are not the one `link` names and that no reader can still be in: their folder
+    unchanged for grace_s seconds (a version's folder is touched when it stops being the current one; a version an
+    export killed mid-way was last changed when it died). Their manifests go with them, and a manifest whose folder
+    is gone. Returns the versions deleted."""
+    current = link.resolve() if link.is_symlink() else None
+    now = time.time()
+    deleted = []
+    for folder in versions.glob(f"{mart}-*"):
+        if not folder.is_dir() or folder == current:
+            continue
+        try:
+            if now - folder.stat().st_mtime < grace_s:
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        _manifest_path(folder).unlink(missing_ok=True)
+        deleted.append(folder)
+    for manifest in versions.glob(f".{mart}-*.json"):
+        if not (versions / manifest.name[1:].removesuffix(".json")).is_dir():
+            manifest.unlink(missing_ok=True)
+    return deleted
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _manifest(connection: duckdb.DuckDBPyConnection, mart: str, column: str) -> dict:
@@ -101,17 +147,26 @@ def _manifest_path(version: Path) -> Path:
 
 
 def _previous_version(link: Path) -> tuple[Path, dict] | None:
+    """The version the link names and its manifest; None when there is none, or its manifest is not one this code
+    wrote (an export before manifests or file hashes, a damaged or edited one): then everything is written again."""
     if not link.is_symlink():
         return None
     folder = link.resolve()
     try:
-        return folder, json.loads(_manifest_path(folder).read_text())
-    except (OSError, ValueError):  # no manifest (an export before manifests) or a damaged one: write it all
+        manifest = json.loads(_manifest_path(folder).read_text())
+    except (OSError, ValueError):
         return None
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("partitions"), dict)
+            and isinstance(manifest.get("files"), dict)):
+        return None
+    return folder, manifest
 
 
-def _unchanged_partitions(manifest: dict, previous: tuple[Path, dict] | None, column: str) -> dict[str, Path]:
-    """The partition values whose rows the previous version holds already, with its folder for each."""
+def _unchanged_partitions(manifest: dict, previous: tuple[Path, dict] | None,
+                          column: str) -> dict[str, tuple[Path, dict[str, str]]]:
+    """The partition values whose rows the previous version holds already, each with its folder there and the
+    sha256 of its files, checked against that version's manifest: a folder whose files are not exactly the ones the
+    manifest lists, byte for byte, is not kept."""
     if previous is None:
         return {}
     folder, before = previous
@@ -121,8 +176,26 @@ def _unchanged_partitions(manifest: dict, previous: tuple[Path, dict] | None, co
     for value, digest in manifest["partitions"].items():
         source = folder / f"{column}={value}"
         if value and before["partitions"].get(value) == digest and source.is_dir():
-            kept[value] = source
+            hashes = _verified_files(source, before["files"])
+            if hashes is not None:
+                kept[value] = (source, hashes)
     return kept
+
+
+def _verified_files(source: Path, recorded: dict) -> dict[str, str] | None:
+    """The folder's files with their sha256 when they are exactly the files the manifest records for it, each with
+    the hash recorded; None otherwise (a file edited, added or gone)."""
+    prefix = f"{source.name}/"
+    expected = {name.removeprefix(prefix): digest for name, digest in recorded.items() if name.startswith(prefix)}
+    try:
+        present = {file.name for file in source.iterdir()}
+        if not expected or present != expected.keys():
+            return None
+        if any(_sha256(source / name) != digest for name, digest in expected.items()):
+            return None
+    except OSError:
+        return None
+    return expected
 
 
 def _link_folder(source: Path, target: Path) -> None:

@@ -25,19 +25,23 @@ import codecs
 import csv
 import functools
 import gzip
+import hashlib
 import io
+import itertools
 import json
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from pathlib import Path
+from typing import BinaryIO
 
 import polars as pl
 
+from config import settings
 from scrapers.base import Expectations, Offer
 from scrapers.gpu_names import SEEDS, form_factor_unstated, name_key, resolve_gpu_id
 from scrapers.http import RawDocument
@@ -134,15 +138,184 @@ def parse_columns(text: str | None) -> dict[str, str]:
     return mapping
 
 
-def read_body(path: Path) -> bytes:
-    """The file's bytes; a gzip file (FILE.csv.gz) is read through, whatever its name."""
-    body = path.read_bytes()
-    if body[:2] == b"\x1f\x8b":
+# -- reading the file: one pass, streamed, bounded -------------------------------------------------------------------
+READ_CHUNK_BYTES = 8 * 1024**2  # read (and decompressed) at a time
+KEEPA_MAX_BYTES = 64 * 1024**2  # a Keepa history is one JSON document, read whole: years of prices are ~100 KB
+# Good rows that may come before those held are boiled down to each offer's last of a day: at every batch the boiling
+# cost the 300 MB history (2.9M rows, 387,000 kept) ~10 s of CPU, at 250,000 rows ~2 s and ~150 MB more at its peak
+COMPACT_EVERY_ROWS = 250_000
+SHOWN_BAD_LINES = 50  # bad lines a refusal lists (and keeps: a file refused whole holds no more of them)
+DETAIL_CHARACTERS = 500  # of each field, in a bad row's detail (raw.quarantine): the start names it
+_NON_BLANK = re.compile(rb"[^ \t\r\n]")
+
+
+def _open_decompressed(path: Path) -> BinaryIO:
+    """The file's bytes as a stream; a gzip file (FILE.csv.gz) decompressed as it is read, whatever its name. Only a
+    regular file: it is read twice (checked, then landed), and a device or a pipe (/dev/zero) would never end."""
+    try:
+        if not path.is_file():
+            raise ImportFileError(f"not a regular file ({'a directory' if path.is_dir() else 'a device or a pipe'}"
+                                  "): save the history to a file first")
+    except OSError as error:
+        raise ImportFileError(f"cannot be read ({error.strerror or error})") from None
+    with path.open("rb") as probe:
+        compressed = probe.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rb") if compressed else path.open("rb")  # each closes its file
+
+
+def _read(stream: BinaryIO, size: int) -> bytes:
+    try:
+        return stream.read(size)
+    except (OSError, EOFError, zlib.error) as error:
+        raise ImportFileError(f"a gzip file that does not decompress ({error})") from error
+
+
+class _FileBytes:
+    """The file's bytes, decompressed, chunk by chunk, once: their size (refused past the limit), their sha256 (the
+    run id) and UTF-8 (an error names the byte) are taken on the way; nothing is held but the chunk."""
+
+    def __init__(self, stream: BinaryIO, limits: settings.ImportLimits):
+        self.stream, self.limits = stream, limits
+        self.size, self.digest = 0, hashlib.sha256()
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+
+    def chunks(self) -> Iterator[bytes]:
+        first = True
+        while chunk := _read(self.stream, READ_CHUNK_BYTES):
+            self.size += len(chunk)
+            if self.size > self.limits.max_bytes:
+                raise ImportFileError(f"larger than {self.limits.max_bytes:,} bytes (decompressed; "
+                                      "GPUPRICES_IMPORT_MAX_BYTES): split the history into files under it")
+            self.digest.update(chunk)
+            self._check_utf8(chunk)
+            if first and chunk.startswith(codecs.BOM_UTF8):  # hashed and landed with it, read without it
+                chunk = chunk[len(codecs.BOM_UTF8):]
+            first = False
+            yield chunk
+        self._check_utf8(b"", final=True)
+
+    def _check_utf8(self, chunk: bytes, final: bool = False) -> None:
+        held = self.decoder.getstate()[0]
+        if chunk.isascii() and not held and not final:  # the common case, at memory speed
+            return
         try:
-            body = gzip.decompress(body)
-        except (OSError, EOFError, zlib.error) as error:
-            raise ImportFileError(f"a gzip file that does not decompress ({error})") from error
-    return body
+            self.decoder.decode(chunk, final)
+        except UnicodeDecodeError as error:
+            at = self.size - len(chunk) - len(held) + error.start
+            raise ImportFileError(f"not UTF-8 text ({error.reason} at byte {at})") from error
+
+    def sha256(self) -> str:
+        return self.digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class _FileDocument(RawDocument):
+    """The imported file as the landing reads it: from the file again, decompressed as it streams, never held whole;
+    with the size and sha256 the checks took, which the bytes landed must have (a file changed meanwhile fails)."""
+
+    path: Path | None = None
+    known_sha256: str = ""
+    known_size: int = 0
+
+    @property
+    def size(self) -> int:
+        return self.known_size
+
+    def sha256(self) -> str:
+        return self.known_sha256
+
+    def open(self) -> BinaryIO:
+        return _SameBytes(_open_decompressed(self.path), self.known_sha256, self.known_size)
+
+
+class _SameBytes(io.RawIOBase):
+    """A stream that, at its end, checks it gave the bytes it should have (their sha256 and size)."""
+
+    def __init__(self, stream: BinaryIO, sha256: str, size: int):
+        self.stream, self.expected, self.digest, self.seen = stream, (sha256, size), hashlib.sha256(), 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = _read(self.stream, size)
+        self.digest.update(chunk)
+        self.seen += len(chunk)
+        if not chunk or size < 0:
+            if (self.digest.hexdigest(), self.seen) != self.expected:
+                raise ImportFileError("the file changed while it was imported: import it again")
+        return chunk
+
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
+
+def _csv_records(chunks: Iterator[bytes], limits: settings.ImportLimits,
+                 long_lines: list[tuple[int, str]]) -> Iterator[tuple[list[int], list[bytes]]]:
+    """(line numbers, records) of a CSV stream, a chunk's worth at a time, blank lines skipped as they stream (a chunk
+    of them at memory speed). A record is a line, or several where a quoted field holds a line break. A line longer
+    than the limit is never held: it goes to `long_lines` with its reason, and the reading goes on at the next line.
+    A chunk of whole lines without a quote is split at once (the common case); the rest line by line."""
+    pending = bytearray()  # the record read so far
+    record_line, line = 0, 1  # the line the record started on; the line being read
+    in_quotes, skipping = False, False
+    for chunk in chunks:
+        numbers: list[int] = []
+        records: list[bytes] = []
+        position, end = 0, len(chunk)
+        last_newline = chunk.rfind(b"\n")
+        # whole lines of some length (not a run of blank ones: those the search below skips at memory speed)
+        if not pending and not in_quotes and not skipping and last_newline > 0 and b'"' not in chunk \
+                and chunk.count(b"\n") * 16 <= len(chunk):
+            lines = chunk[:last_newline].split(b"\n")
+            if max(map(len, lines)) <= limits.max_line_bytes:
+                kept = [index for index, text in enumerate(lines) if text and not text.isspace()]
+                numbers += [line + index for index in kept]
+                records += [lines[index] for index in kept]
+                line += len(lines)
+                position = last_newline + 1
+        while position < end:
+            if not pending and not in_quotes and not skipping:
+                found = _NON_BLANK.search(chunk, position)  # the next line with something on it
+                if found is None:
+                    line += chunk.count(b"\n", position)
+                    break
+                start = chunk.rfind(b"\n", position, found.start()) + 1 or position
+                line += chunk.count(b"\n", position, start)
+                position, record_line = start, line
+            newline = chunk.find(b"\n", position)
+            stop = end if newline < 0 else newline
+            if skipping:
+                if newline < 0:
+                    break
+                skipping, line, position = False, line + 1, newline + 1
+                continue
+            if len(pending) + stop - position > limits.max_line_bytes:
+                long_lines.append((record_line, f"longer than {limits.max_line_bytes:,} bytes "
+                                                "(GPUPRICES_IMPORT_MAX_LINE_BYTES; a quote never closed?)"))
+                pending.clear()
+                in_quotes, skipping = False, newline < 0
+                if newline >= 0:
+                    line, position = line + 1, newline + 1
+                continue
+            piece = chunk[position:stop]
+            pending += piece
+            if piece.count(b'"') % 2:
+                in_quotes = not in_quotes
+            if newline < 0:
+                break
+            line, position = line + 1, newline + 1
+            if in_quotes:  # a quoted field goes on on the next line
+                pending += b"\n"
+                continue
+            numbers.append(record_line)
+            records.append(bytes(pending))
+            pending.clear()
+        if records:
+            yield numbers, records
+    if pending:
+        yield [record_line], [bytes(pending)]
 
 
 def observation_window() -> tuple[datetime, datetime]:
@@ -417,63 +590,93 @@ def _blank(column: str) -> pl.Expr:
     return pl.when(text == "").then(None).otherwise(text)
 
 
-def _csv_table(body: bytes) -> pl.DataFrame:
-    """The CSV as text columns, with `line` (the header is line 1) and `fields_error` (a line with more fields than
-    the header). Blank lines are skipped."""
-    if body.startswith(codecs.BOM_UTF8):
-        body = body[len(codecs.BOM_UTF8):]
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ImportFileError(f"not UTF-8 text ({error.reason} at byte {error.start})") from error
-    _refuse_duplicated_columns(body)
-    try:
-        table = pl.read_csv(io.BytesIO(body), infer_schema=False, raise_if_empty=False)
-        table = table.with_columns(pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias(LINE),
-                                   pl.lit(None, pl.String).alias(FIELDS_ERROR))
-    except pl.exceptions.ComputeError:  # a line with more fields than the header: read line by line to name it
-        table = _csv_table_by_line(body.decode("utf-8"))
-    table = table.rename({name: name.strip() for name in table.columns if name not in (LINE, FIELDS_ERROR)})
-    data = [name for name in table.columns if name not in (LINE, FIELDS_ERROR)]
-    if not data or not table.get_column(data[0]).has_nulls():  # no blank line (a filter copies every column)
-        return table
-    blank = pl.all_horizontal([pl.col(name).is_null() for name in data]) & pl.col(FIELDS_ERROR).is_null()
-    return table.filter(~blank)
-
-
-def _refuse_duplicated_columns(body: bytes) -> None:
-    """A header that names a column twice ("price" twice, or "price" and " price"): which of the two holds the values
-    would be a guess (a CSV reader keeps the first, a dict the last), so the file does not load."""
-    end = body.find(b"\n")
-    header = next(csv.reader([body[:end if end >= 0 else len(body)].decode("utf-8")]), [])
+def _header(record: bytes) -> list[str]:
+    """The header's column names; a column named twice refuses the file: which of the two holds the values would
+    be a guess (a CSV reader keeps the first, a dict the last), so the file does not load."""
+    header = next(csv.reader([record.decode("utf-8")]), [])
     first: dict[str, int] = {}
     for number, name in enumerate((name.strip() for name in header), start=1):
         if name and name in first:
             raise ImportFileError(f"the header names column {name!r} twice (columns {first[name]} and {number}): "
                                   "name each column once")
         first.setdefault(name, number)
+    return header
 
 
-def _csv_table_by_line(text: str) -> pl.DataFrame:
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, [])
-    rows, lines, errors = [], [], []
-    for line, row in enumerate(reader, start=2):
-        if not row:
-            continue
-        errors.append(f"{len(row)} fields, the header has {len(header)}" if len(row) > len(header) else None)
-        rows.append((row + [None] * len(header))[:len(header)])
-        lines.append(line)
+def _csv_tables(chunks: Iterator[bytes], limits: settings.ImportLimits,
+                long_lines: list[tuple[int, str]]) -> Iterator[pl.DataFrame]:
+    """The CSV as text columns, VALIDATION_CHUNK_ROWS records at a time, each with `line` (its line in the file)
+    and `fields_error` (a line with more fields than the header). The first frame comes even when empty (it names
+    the columns); past GPUPRICES_IMPORT_MAX_ROWS rows the file is refused."""
+    chunks_of_records = _csv_records(chunks, limits, long_lines)
+    first = next(chunks_of_records, None)
+    if first is None:
+        raise ImportFileError("no prices in the file")
+    header_line, header = first[0][0], first[1][0]
+    if long_lines and long_lines[0][0] <= header_line:  # the header itself was too long
+        raise ImportFileError(f"the header (line {long_lines[0][0]}) is {long_lines[0][1]}")
+    names = _header(header)
+    lines, batch = first[0][1:], first[1][1:]
+    rows, sent = len(batch), False
+    for more_lines, more_records in itertools.chain([([], [])], chunks_of_records):
+        lines += more_lines
+        batch += more_records
+        rows += len(more_records)
+        if rows > limits.max_rows:
+            raise ImportFileError(f"more than {limits.max_rows:,} rows (GPUPRICES_IMPORT_MAX_ROWS): split the "
+                                  "history into files under it")
+        while len(batch) >= VALIDATION_CHUNK_ROWS:
+            yield _csv_table(header, names, batch[:VALIDATION_CHUNK_ROWS], lines[:VALIDATION_CHUNK_ROWS])
+            del batch[:VALIDATION_CHUNK_ROWS], lines[:VALIDATION_CHUNK_ROWS]
+            sent = True
+    if batch or not sent:
+        yield _csv_table(header, names, batch, lines)
+
+
+def _csv_table(header: bytes, names: list[str], records: list[bytes], lines: list[int]) -> pl.DataFrame:
+    """One batch of records as text columns (polars reads them; a record with more fields than the header, read
+    one by one to name it). A record whose every field is empty (",,,") is a blank line too."""
+    try:
+        table = pl.read_csv(io.BytesIO(header + b"\n" + b"\n".join(records) + b"\n"), infer_schema=False,
+                            raise_if_empty=False)
+        if table.height != len(records):  # a quote polars read otherwise than the records were split
+            raise pl.exceptions.ComputeError("records and rows differ")
+        table = table.with_columns(pl.Series(LINE, lines, pl.Int64), pl.lit(None, pl.String).alias(FIELDS_ERROR))
+    except pl.exceptions.ComputeError:
+        table = _csv_table_by_record(names, records, lines)
+    table = table.rename({name: name.strip() for name in table.columns if name not in (LINE, FIELDS_ERROR)})
+    data = [name for name in table.columns if name not in (LINE, FIELDS_ERROR)]
+    if not data or not table.get_column(data[0]).has_nulls():  # no blank record (a filter copies every column)
+        return table
+    blank = pl.all_horizontal([pl.col(name).is_null() for name in data]) & pl.col(FIELDS_ERROR).is_null()
+    return table.filter(~blank)
+
+
+def _csv_table_by_record(header: list[str], records: list[bytes], lines: list[int]) -> pl.DataFrame:
+    rows, errors = [], []
+    for record in records:
+        fields = [field for row in csv.reader(io.StringIO(record.decode("utf-8"), newline="")) for field in row]
+        errors.append(f"{len(fields)} fields, the header has {len(header)}" if len(fields) > len(header) else None)
+        rows.append([field or None for field in (fields + [None] * len(header))[:len(header)]])
     table = pl.DataFrame(rows, schema={f"column_{index}": pl.String for index in range(len(header))}, orient="row")
     table.columns = header
     return table.with_columns(pl.Series(LINE, lines, pl.Int64), pl.Series(FIELDS_ERROR, errors, pl.String))
 
 
-def _csv_rows(body: bytes, source: str, market: str | None, currency: str | None, columns: dict[str, str] | None,
-              gpu: str | None) -> pl.DataFrame:
-    """The CSV in the import's own columns (IMPORT_COLUMNS, text), the file's columns renamed by `columns`, the
-    whole-file values filled in; `at` names each row ("line 12")."""
-    table = _csv_table(body)
+def _csv_rows(tables: Iterator[pl.DataFrame], source: str, market: str | None, currency: str | None,
+              columns: dict[str, str] | None, gpu: str | None) -> Iterator[pl.DataFrame]:
+    """Each batch in the import's own columns (IMPORT_COLUMNS, text), the file's columns renamed by `columns`, the
+    whole-file values filled in; `at` names each row ("line 12"). The header is checked on the first batch."""
+    selected = None
+    for table in tables:
+        if selected is None:
+            selected = _csv_columns(table, source, market, currency, columns, gpu)
+        yield table.select(LINE, FIELDS_ERROR, *selected).with_columns(
+            _provider_column(source).alias("provider"), pl.format("line {}", pl.col(LINE)).alias(AT))
+
+
+def _csv_columns(table: pl.DataFrame, source: str, market: str | None, currency: str | None,
+                 columns: dict[str, str] | None, gpu: str | None) -> list[pl.Expr]:
     present = [name for name in table.columns if name not in (LINE, FIELDS_ERROR)]
     unknown = [f"{target}={column}" for target, column in (columns or {}).items() if column not in present]
     if unknown:
@@ -495,8 +698,7 @@ def _csv_rows(body: bytes, source: str, market: str | None, currency: str | None
             selected.append(pl.col(source_of[name]).alias(name))
         else:
             selected.append(pl.lit(whole_file.get(name), pl.String).alias(name))
-    return table.select(LINE, FIELDS_ERROR, *selected).with_columns(
-        _provider_column(source).alias("provider"), pl.format("line {}", pl.col(LINE)).alias(AT))
+    return selected
 
 
 def _keepa_rows(body: bytes, market: str | None, currency: str | None, gpu: str | None) -> pl.DataFrame:
@@ -520,9 +722,20 @@ def _keepa_rows(body: bytes, market: str | None, currency: str | None, gpu: str 
         pl.format("entry {}", pl.col("observed_at")).alias(AT))
 
 
+def _field_lengths(rows: pl.DataFrame, max_characters: int) -> pl.DataFrame:
+    """`length_error`: the first field longer than GPUPRICES_IMPORT_MAX_FIELD_CHARS (a 50 MB title is no title)."""
+    too_long = [pl.when(pl.col(name).str.len_chars() > max_characters)
+                .then(pl.format(f"{name} is {{}} characters long (at most {max_characters:,}: "
+                                "GPUPRICES_IMPORT_MAX_FIELD_CHARS)", pl.col(name).str.len_chars()))
+                for name in IMPORT_COLUMNS if rows.schema.get(name) == pl.String]
+    return rows.with_columns(pl.coalesce(too_long).alias("length_error") if too_long
+                             else pl.lit(None, pl.String).alias("length_error"))
+
+
 def _validated(rows: pl.DataFrame) -> pl.DataFrame:
     """Every row with its offer's columns and `error` (null for a good row): the price, the time and each distinct
     combination of the other fields checked once, in Python, and joined back."""
+    rows = _field_lengths(rows, settings.import_limits().max_field_chars)
     rows = _prices(rows)
     rows = _per_distinct(rows, ["observed_at"], _time_row,
                          {"observed": pl.Datetime("us", "UTC"), "time_error": pl.String})
@@ -532,7 +745,8 @@ def _validated(rows: pl.DataFrame) -> pl.DataFrame:
     rows = _per_unit(rows)
     region, url, title = _blank("region"), _blank("url"), _blank("title")
     return rows.with_columns(
-        pl.coalesce(FIELDS_ERROR, "price_error", "attribute_error", "per_unit_error", "time_error").alias(ERROR),
+        pl.coalesce(FIELDS_ERROR, "length_error", "price_error", "attribute_error", "per_unit_error", "time_error"
+                    ).alias(ERROR),
         region.alias("region"), url.alias("url"), pl.coalesce(title, "raw_gpu_name").alias("title"),
         # the same offer on every day it was seen: what the price index matches day to day
         pl.concat_str(["provider", "raw_gpu_name", "market_name", region.fill_null(""),
@@ -545,11 +759,7 @@ def _day_frame(good: pl.DataFrame, source: str, file_run_id: str) -> pl.DataFram
     tie), observed at the day's last observation; in the canonical offer columns (warehouse/normalize.py), plus the
     row's own `observed` time and `at`."""
     day = pl.col("observed").dt.date()
-    last = (good.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("row"), day.alias("day"), "offer_id",
-                        "pricing_type", "observed")
-            .sort("observed", maintain_order=True)
-            .unique(subset=["day", "offer_id", "pricing_type"], keep="last", maintain_order=True))
-    kept = good[last.get_column("row")]  # in time order
+    kept = _last_of_each_day(good)  # in time order
     columns = {
         "run_id": pl.concat_str([pl.lit(f"{file_run_id}-d"), day.dt.strftime("%Y%m%d")]),
         "parser_version": pl.lit(IMPORT_PARSER_VERSION), "observed_at": pl.col("observed").max().over(day),
@@ -573,6 +783,7 @@ def _day_frame(good: pl.DataFrame, source: str, file_run_id: str) -> pl.DataFram
 class _CheckedFile:
     rows: int                   # rows read
     problems: pl.DataFrame      # the bad rows in file order: LINE, AT, ERROR, reason, observed (or null), detail
+    problem_count: int          # how many (a refusal keeps only the first SHOWN_BAD_LINES of them)
     runs: pl.DataFrame          # the day-runs: run_id, observed_at, parsed (offers, the day's last prices)
     checked: IntegrityResult    # the day-runs' offers through the integrity rules (accepted in raw.offers' columns)
     run_id: str                 # the landing's run id (warehouse/landing.py): the last good observation, the bytes
@@ -582,33 +793,62 @@ class _CheckedFile:
         return [f"{at}: {error}" for at, error in self.problems.select(AT, ERROR).iter_rows()]
 
 
-def _check_file(rows: pl.DataFrame, source: str, document: RawDocument) -> _CheckedFile:
-    """Every rule a row meets: the fields (_validated), then the integrity rules a scraped row meets
-    (warehouse/integrity.py) on the day-runs the good rows make, named as the landing will name them."""
-    if not rows.height:
+_GOOD_COLUMNS = (LINE, AT, "observed", "channel", "provider", "offer_id", "title", "raw_gpu_name", "gpu_id",
+                 "count_value", "pricing_type", "term_months", "price_value", "currency_code", "price_unit", "per_unit",
+                 "region", "condition_name", "in_stock", "url")
+_PROBLEM_SCHEMA = {LINE: pl.Int64, AT: pl.String, ERROR: pl.String, "reason": pl.String,
+                   "observed": pl.Datetime("us", "UTC"), "detail": pl.String}
+
+
+def _check_file(batches: Iterable[pl.DataFrame], source: str, file_name: str, document: Callable[[], RawDocument],
+                long_lines: list[tuple[int, str]] | None = None, keep_every_problem: bool = True) -> _CheckedFile:
+    """Every rule a row meets, batch by batch as the file streams: the fields (_validated), then the integrity rules
+    a scraped row meets (warehouse/integrity.py) on the day-runs the good rows make, named as the landing will name
+    them. Of each batch only the bad rows' problems (or, without `keep_every_problem`, the first SHOWN_BAD_LINES of
+    them: a file refused whole) and the good rows that are still their offer's last of a day are kept: what is held
+    grows with the offers and days of the history, not with its rows. `document()`: the file as landed, called once
+    the stream has ended (its sha256 names the runs). `long_lines`: lines the reading left out, with their reason."""
+    where = {"line": pl.col(LINE), "at": pl.col(AT), "file": pl.lit(file_name)}
+    read, problem_count, field_problems, good, held, compacted = 0, 0, [], [], 0, 0
+    shown = None if keep_every_problem else SHOWN_BAD_LINES
+    for batch in batches:
+        read += batch.height
+        # the field rules on this batch only: its ~40 working columns are let go before the next batch; lazily, so
+        # the filters copy only what is kept
+        checked = _validated(batch).lazy()
+        bad, fine = pl.collect_all([
+            checked.filter(pl.col(ERROR).is_not_null()).select(
+                LINE, AT, ERROR, pl.col(ERROR).alias("reason"), "observed",
+                pl.struct(**where, problem=pl.format("{}: {}", AT, ERROR),
+                          **{name: pl.col(CHANNEL_GIVEN if name == "channel" else name).str.slice(
+                              0, DETAIL_CHARACTERS) for name in IMPORT_COLUMNS}).struct.json_encode().alias("detail")),
+            checked.filter(pl.col(ERROR).is_null()).select(*_GOOD_COLUMNS)])
+        problem_count += bad.height
+        kept_so_far = sum(frame.height for frame in field_problems)
+        if shown is None or kept_so_far < shown:
+            field_problems.append(bad if shown is None else bad.head(shown - kept_so_far))
+        # each offer's last price of a day so far: the good rows are boiled down to those whenever COMPACT_EVERY_ROWS
+        # more have come (the rows kept before come first in the file: a tie goes to the later row)
+        good.append(fine)
+        held += fine.height
+        if held > compacted + COMPACT_EVERY_ROWS:
+            good = [_last_of_each_day(pl.concat(good))]
+            held = compacted = good[0].height
+        del batch, checked, bad, fine
+    for line, message in long_lines or []:  # rows too long to read: bad rows too
+        read += 1
+        problem_count += 1
+        field_problems.append(pl.DataFrame([{
+            LINE: line, AT: f"line {line}", ERROR: message, "reason": message, "observed": None,
+            "detail": json.dumps({"line": line, "at": f"line {line}", "file": file_name,
+                                  "problem": f"line {line}: {message}"})}], schema=_PROBLEM_SCHEMA))
+    if not read:
         raise ImportFileError("no prices in the file")
-    where = {"line": pl.col(LINE), "at": pl.col(AT), "file": pl.lit(document.url.removeprefix("import:"))}
-    read = rows.height
-    field_problems, good = [], []
-    # The field rules chunk by chunk: they are row by row, and each chunk's ~40 working columns are let go before the
-    # next (a history is long: at once they were the import's peak memory). Of a chunk, the bad rows' problems and
-    # the good rows' offer columns are kept; lazily, so the filter copies only those.
-    for chunk in rows.iter_slices(VALIDATION_CHUNK_ROWS):
-        checked = _validated(chunk).lazy()
-        field_problems.append(checked.filter(pl.col(ERROR).is_not_null()).select(
-            LINE, AT, ERROR, pl.col(ERROR).alias("reason"), "observed",
-            pl.struct(**where, problem=pl.format("{}: {}", AT, ERROR),
-                      **{name: pl.col(CHANNEL_GIVEN if name == "channel" else name) for name in IMPORT_COLUMNS})
-            .struct.json_encode().alias("detail")))
-        good.append(checked.filter(pl.col(ERROR).is_null()).select(
-            LINE, AT, "observed", "channel", "provider", "offer_id", "title", "raw_gpu_name", "gpu_id", "count_value",
-            "pricing_type", "term_months", "price_value", "currency_code", "price_unit", "per_unit", "region",
-            "condition_name", "in_stock", "url"))
-        field_problems[-1], good[-1] = pl.collect_all([field_problems[-1], good[-1]])
-    del rows, checked
-    field_problems, good = pl.concat(field_problems), pl.concat(good, rechunk=False)
+    field_problems = pl.concat([frame.cast(_PROBLEM_SCHEMA) for frame in field_problems]) if field_problems \
+        else pl.DataFrame(schema=_PROBLEM_SCHEMA)
+    good = _last_of_each_day(pl.concat(good))
     last_observed = good.get_column("observed").max()
-    run_id = compute_run_id(source, last_observed, [document]) if last_observed else f"{source}-nothing"
+    run_id = compute_run_id(source, last_observed, [document()]) if last_observed else f"{source}-nothing"
     days = _day_frame(good, source, run_id)
     del good
     checked = check(days.drop(ROW_OBSERVED, AT, LINE), IMPORT_EXPECTATIONS)
@@ -621,24 +861,48 @@ def _check_file(rows: pl.DataFrame, source: str, document: RawDocument) -> _Chec
                   **{name: pl.col(name).cast(pl.String) for name in (
                       "offer_id", "raw_gpu_name", "gpu_id", "pricing_type", "price", "currency", "price_per_unit",
                       "region")}).struct.json_encode().alias("detail"))
-    problems = pl.concat([field_problems, rule_problems]).sort(LINE, maintain_order=True)
+    problem_count += rule_problems.height
+    problems = pl.concat([field_problems, rule_problems.cast(_PROBLEM_SCHEMA)]).sort(LINE, maintain_order=True)
+    if shown is not None:
+        problems = problems.head(shown)
     runs = days.group_by("run_id").agg(pl.col("observed_at").first(), pl.len().alias("parsed")).sort("observed_at")
-    return _CheckedFile(read, problems, runs, checked, run_id, last_observed)
+    return _CheckedFile(read, problems, problem_count, runs, checked, run_id, last_observed)
 
 
-def _bad_lines(heading: str, problems: list[str], shown: int = 50) -> str:
-    """The error of a file that cannot load: every bad line, one per line (the first `shown` of them)."""
-    lines = problems[:shown] + ([f"... and {len(problems) - shown} more"] if len(problems) > shown else [])
+def _last_of_each_day(good: pl.DataFrame) -> pl.DataFrame:
+    """The good rows that are their offer's last of a UTC day (the file's order breaks a tie: the later), in time
+    order."""
+    day = pl.col("observed").dt.date()
+    last = (good.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("row"), day.alias("day"), "offer_id",
+                        "pricing_type", "observed")
+            .sort("observed", maintain_order=True)
+            .unique(subset=["day", "offer_id", "pricing_type"], keep="last", maintain_order=True))
+    return good[last.get_column("row")]
+
+
+def _bad_lines(heading: str, problems: list[str], total: int | None = None, shown: int = SHOWN_BAD_LINES) -> str:
+    """The error of a file that cannot load: every bad line, one per line (the first `shown` of them; `total`: how
+    many there are, when `problems` holds only the first)."""
+    total = len(problems) if total is None else total
+    lines = problems[:shown] + ([f"... and {total - min(shown, len(problems))} more"] if total > shown else [])
     return heading + "\n  " + "\n  ".join(lines)
 
 
-def _rows(body: bytes, file_format: str, source: str, market: str | None, currency: str | None,
-          columns: dict[str, str] | None, gpu: str | None) -> pl.DataFrame:
+def _row_batches(chunks: Iterator[bytes], file_format: str, source: str, market: str | None, currency: str | None,
+                 columns: dict[str, str] | None, gpu: str | None,
+                 long_lines: list[tuple[int, str]]) -> Iterator[pl.DataFrame]:
+    """The file's rows in the import's columns, batch by batch as its bytes stream (a Keepa history: one batch)."""
+    limits = settings.import_limits()
     if file_format == "keepa":
         if columns:
             raise ImportFileError("--columns maps a CSV's columns; a Keepa history has none")
-        return _keepa_rows(body, market, currency, gpu)
-    return _csv_rows(body, source, market, currency, columns, gpu)
+        body = bytearray()
+        for chunk in chunks:
+            body += chunk
+            if len(body) > KEEPA_MAX_BYTES:
+                raise ImportFileError(f"a Keepa history larger than {KEEPA_MAX_BYTES:,} bytes: not one GPU's prices")
+        return iter([_keepa_rows(bytes(body), market, currency, gpu)])
+    return _csv_rows(_csv_tables(chunks, limits, long_lines), source, market, currency, columns, gpu)
 
 
 def read_prices(body: bytes, file_format: str, source: str, market: str | None = "retail_new",
@@ -646,7 +910,13 @@ def read_prices(body: bytes, file_format: str, source: str, market: str | None =
                 gpu: str | None = None) -> list[ImportedPrice]:
     """Every row of a file as the offer it is, checked by the field rules (the integrity rules need the day-runs:
     import_prices); a bad row fails the whole file. For tools that read a history without loading it."""
-    rows = _validated(_rows(body, file_format, source, market, currency, columns, gpu))
+    long_lines: list[tuple[int, str]] = []
+    chunks = _FileBytes(io.BytesIO(body), settings.import_limits()).chunks()
+    rows = pl.concat([_validated(batch) for batch in _row_batches(chunks, file_format, source, market, currency,
+                                                                  columns, gpu, long_lines)], how="diagonal_relaxed")
+    if long_lines:
+        raise ImportFileError(_bad_lines("nothing read; fix these lines:",
+                                         [f"line {line}: {message}" for line, message in long_lines]))
     bad = rows.filter(pl.col(ERROR).is_not_null())
     if bad.height:
         raise ImportFileError(_bad_lines("nothing read; fix these lines:",
@@ -681,18 +951,32 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
         raise ImportFileError(f"--market {market!r} is not one of {', '.join(IMPORT_MARKETS)}")
     if gpu is not None and not gpu.strip():
         raise ImportFileError("--gpu: name a GPU")
-    body = read_body(path)
-    document = RawDocument(url=f"import:{path.name}", status=200, body=body, fetched_at=utc_now(),
-                           content_type="application/json" if file_format == "keepa" else "text/csv")
-    # Every rule first (nothing is landed for a file that cannot load)
-    checked = _check_file(_rows(body, file_format, source, market, currency, columns, gpu), source, document)
+    # Every rule first, as the file streams (nothing is landed for a file that cannot load); then the landing reads
+    # the file again, and must find the same bytes
+    fetched_at = utc_now()
+    content_type = "application/json" if file_format == "keepa" else "text/csv"
+    long_lines: list[tuple[int, str]] = []
+    with _open_decompressed(path) as stream:
+        read = _FileBytes(stream, settings.import_limits())
+
+        def document() -> _FileDocument:  # once the stream has ended: its size and sha256 are known
+            return _FileDocument(url=f"import:{path.name}", status=200, body=b"", fetched_at=fetched_at,
+                                 content_type=content_type, path=path, known_sha256=read.sha256(),
+                                 known_size=read.size)
+
+        batches = _row_batches(read.chunks(), file_format, source, market, currency, columns, gpu, long_lines)
+        checked = _check_file(batches, source, path.name, document, long_lines,
+                              keep_every_problem=bad_rows == "quarantine")
+    document = document()
     messages = checked.messages()
-    counts = f"{checked.rows} rows read, {len(messages)} bad"
+    counts = f"{checked.rows} rows read, {checked.problem_count} bad"
     if messages and bad_rows == "refuse":
         raise ImportFileError(_bad_lines(f"nothing loaded ({counts}; --bad-rows quarantine loads the good rows and "
-                                         "holds the bad ones back); fix these lines:", messages))
+                                         "holds the bad ones back); fix these lines:", messages,
+                                         checked.problem_count))
     if not checked.checked.accepted.height:
-        raise ImportFileError(_bad_lines(f"nothing loaded ({counts}): no row passes", messages))
+        raise ImportFileError(_bad_lines(f"nothing loaded ({counts}): no row passes", messages,
+                                         checked.problem_count))
     if on_checked is not None:
         on_checked()
     # the file's own last good observation (not the clock) dates the landing, so the same bytes land as the same run
@@ -706,7 +990,7 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
         IngestRecord(
             run_id=run_id, parser_version=IMPORT_PARSER_VERSION, source=source, status="loaded",
             observed_at=observed_at, started_at=started, finished_at=started, documents_fetched=1,
-            bytes_fetched=len(body), rows_parsed=parsed, rows_loaded=loaded[run_id],
+            bytes_fetched=document.size, rows_parsed=parsed, rows_loaded=loaded[run_id],
             rows_rejected=rejected.get(run_id, 0), landing_path=landed.relative_path, is_synthetic=False,
             trigger="import", data_origin=landed.data_origin)
         for run_id, observed_at, parsed in checked.runs.iter_rows() if run_id in loaded
@@ -720,27 +1004,30 @@ def import_prices(path: Path, source: str, file_format: str = "csv", market: str
                           first_day=records[0].observed_at.date(), last_day=records[-1].observed_at.date(),
                           rows_quarantined=quarantine.height, first_reasons=messages[:FIRST_REASONS],
                           rows_form_factor_unstated=_form_factor_unstated_rows(checked.problems))
-    with db.connect() as connection:
-        # the insert held its rows in memory to the commit (a long history: the import's peak) unless bounded, and
-        # on one DuckDB thread (db.one_thread)
-        with db.memory_bound(connection, accepted.height), db.one_thread(connection), transaction(connection):
-            # any day-run or held-back row of these bytes in the warehouse: the file was imported
-            if connection.execute(
-                    "SELECT (SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?))"
-                    " + (SELECT count(*) FROM raw.quarantine WHERE run_id = ?)",
-                    [f"{landed.run_id}-d", landed.run_id]).fetchone()[0]:
-                retracted = retraction_of(connection, landed.run_id)
-                if retracted:  # raw rows are never deleted: these bytes' run ids are taken by the retracted rows
-                    raise ImportFileError(f"imported as {source} ({landed.run_id}) and retracted {retracted}; the "
-                                          "same file does not import again (a corrected file does)")
-                return replace(result, already_loaded=True, offers_loaded=0, rows_quarantined=0,
-                               rows_form_factor_unstated=0)
-            integrity = IntegrityResult(accepted=accepted, rejected=checked.checked.rejected)
-            records, integrity = _without_days_already_imported(connection, records, integrity)
-            if records:
-                write_runs(connection, landed, records, integrity)
-            if quarantine.height:
-                connection.execute("INSERT INTO raw.quarantine BY NAME SELECT * FROM quarantine")
+    try:
+        with db.connect() as connection:
+            # the insert held its rows in memory to the commit (a long history: the import's peak) unless bounded, and
+            # on one DuckDB thread (db.one_thread)
+            with db.memory_bound(connection, accepted.height), db.one_thread(connection), transaction(connection):
+                # any day-run or held-back row of these bytes in the warehouse: the file was imported
+                if connection.execute(
+                        "SELECT (SELECT count(*) FROM raw.ingest_runs WHERE starts_with(run_id, ?))"
+                        " + (SELECT count(*) FROM raw.quarantine WHERE run_id = ?)",
+                        [f"{landed.run_id}-d", landed.run_id]).fetchone()[0]:
+                    retracted = retraction_of(connection, landed.run_id)
+                    if retracted:  # raw rows are never deleted: these bytes' run ids are taken by the retracted rows
+                        raise ImportFileError(f"imported as {source} ({landed.run_id}) and retracted {retracted}; the "
+                                              "same file does not import again (a corrected file does)")
+                    return replace(result, already_loaded=True, offers_loaded=0, rows_quarantined=0,
+                                   rows_form_factor_unstated=0)
+                integrity = IntegrityResult(accepted=accepted, rejected=checked.checked.rejected)
+                records, integrity = _without_days_already_imported(connection, records, integrity)
+                if records:
+                    write_runs(connection, landed, records, integrity)
+                if quarantine.height:
+                    connection.execute("INSERT INTO raw.quarantine BY NAME SELECT * FROM quarantine")
+    finally:
+        landed.discard_spools()  # a file landed before is read back (a large one into a spool file): let it go
     return replace(result, days=len(records), offers_loaded=integrity.accepted.height)
 
 

@@ -93,9 +93,14 @@ def already_ingested(connection: duckdb.DuckDBPyConnection, run_id: str, parser_
 
 
 def insert_ingest_records(connection, records: list[IngestRecord]) -> None:
-    """The runs' raw.ingest_runs rows (the last write of a load: a run's row means the run is in)."""
+    """The runs' raw.ingest_runs rows (the last write of a load: a run's row means the run is in), inside the load's
+    transaction. Each row gets the commit's place in the build's order (commit_seq: one more than any stored), taken
+    here, while this process is the warehouse's one writer, not when the run started or finished: a load that waited
+    for the writer behind a later one still comes after it, and the build's mark never passes it
+    (warehouse/build.py plan_build). Its finished_at stays when its work ended."""
     runs = pa.Table.from_pylist([record.row() for record in records])  # noqa: F841 (read by DuckDB by name)
-    connection.execute("INSERT INTO raw.ingest_runs BY NAME SELECT * FROM runs")
+    connection.execute("INSERT INTO raw.ingest_runs BY NAME SELECT *, "
+                       "(SELECT coalesce(max(commit_seq), 0) + 1 FROM raw.ingest_runs) AS commit_seq FROM runs")
 
 
 def _insert_landing_documents(connection, runs: list[LandedRun]) -> None:
@@ -195,9 +200,27 @@ def _quarantine_rows(record: IngestRecord, integrity: IntegrityResult, now: date
     return rows
 
 
-def record_without_landing(connection: duckdb.DuckDBPyConnection, record: IngestRecord) -> IngestRecord:
-    """A run that never produced documents (fetch failed, blocked, skipped): only its ingest_runs row."""
+def record_without_landing(connection: duckdb.DuckDBPyConnection, record: IngestRecord,
+                           one_per_observation: bool = False) -> IngestRecord:
+    """A run that never produced documents (fetch failed, blocked, skipped): only its ingest_runs row.
+    `one_per_observation`: when the source holds a run of the same observation started since this one's start (the
+    same run's: its load committed, then its task was interrupted), that run's record is returned and nothing is
+    written (a failure is no second outcome of an observation that loaded). An earlier run of the observation (a
+    replayed day run again) does not count: this run's failure is its own outcome."""
     with transaction(connection):
+        if one_per_observation:
+            stored = _stored_outcome(connection, record.source, record.observed_at, record.started_at)
+            if stored is not None:
+                return stored
         if already_ingested(connection, record.run_id, record.parser_version) is None:
             insert_ingest_records(connection, [record])
     return record
+
+
+def _stored_outcome(connection, source: str, observed_at: datetime, since: datetime) -> IngestRecord | None:
+    """The newest stored run of this source and observation started at `since` or later (by commit order)."""
+    fields = [name for name in IngestRecord.__dataclass_fields__ if name != "stage_seconds"]  # not stored
+    found = connection.execute(
+        f"SELECT {', '.join(fields)} FROM raw.ingest_runs WHERE source = ? AND observed_at = ? AND started_at >= ? "
+        "ORDER BY commit_seq DESC NULLS LAST, finished_at DESC LIMIT 1", [source, observed_at, since]).fetchone()
+    return IngestRecord(**dict(zip(fields, found, strict=True))) if found else None

@@ -267,7 +267,10 @@ def parse_file(source: Source, path: Path) -> pl.DataFrame:
 def record_failure(
     source_id: str, parser_version: int, observed_at: datetime, error: BaseException, started_at: datetime, trigger: str
 ) -> IngestRecord:
-    """A source that produced no documents: recorded in raw.ingest_runs with its reason; nothing else changes."""
+    """A source that produced no documents: recorded in raw.ingest_runs with its reason; nothing else changes. One
+    outcome per source and observation: when a run of this source and observation is stored already (its load
+    committed, and then its task was interrupted: a signal, a crash after the load), that stored run is returned and
+    no failure is added beside it."""
     status = error.status if isinstance(error, SourceError) else "failed"
     record = IngestRecord(
         run_id=f"{source_id}-{observed_at:%Y%m%dT%H%M%SZ}-{status}",
@@ -281,7 +284,7 @@ def record_failure(
         trigger=trigger,
     )
     with db.connect() as connection:
-        return record_without_landing(connection, record)
+        return record_without_landing(connection, record, one_per_observation=True)
 
 
 def records_observed_at(observed_at: datetime) -> list[IngestRecord]:

@@ -34,6 +34,9 @@ RAW_TABLES = {
         data_origin       VARCHAR,              -- the landing manifest's: captured | imported | stale_capture |
                                                 --   reconstructed | synthetic; NULL when nothing landed, and in
                                                 --   rows loaded before it was recorded (staging derives those)
+        commit_seq        BIGINT,               -- the order its load committed in (1, 2, ...; one number per commit,
+                                                --   taken inside it): what the build's "what is new" mark counts;
+                                                --   NULL in rows loaded before it was recorded
         PRIMARY KEY (run_id, parser_version)
     """,
     "raw.offers": """
@@ -133,7 +136,8 @@ RAW_TABLES = {
         ingested_through    TIMESTAMPTZ,          -- newest raw.ingest_runs.finished_at the build covered
         full_refresh        BOOLEAN NOT NULL,     -- every day rebuilt, or only the changed ones
         rebuilt_days        INTEGER NOT NULL,     -- days rewritten by an incremental build
-        models_fingerprint  VARCHAR NOT NULL      -- hash of models/seeds/tests: a change forces a full rebuild
+        models_fingerprint  VARCHAR NOT NULL,     -- hash of models/seeds/tests: a change forces a full rebuild
+        commit_seq_through  BIGINT                -- newest raw.ingest_runs.commit_seq the build covered (its mark)
     """,
     # The days the running `gpuprices build` rewrites (warehouse/build.py writes one row before dbt runs and deletes
     # it after; models/macros/rebuilt_days.sql reads it): no row, every day.
@@ -230,6 +234,8 @@ def create_raw_schema(connection) -> None:
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS interconnect VARCHAR")
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS cluster_network VARCHAR")
     connection.execute("ALTER TABLE raw.ingest_runs ADD COLUMN IF NOT EXISTS data_origin VARCHAR")
+    connection.execute("ALTER TABLE raw.ingest_runs ADD COLUMN IF NOT EXISTS commit_seq BIGINT")
+    connection.execute("ALTER TABLE meta.builds ADD COLUMN IF NOT EXISTS commit_seq_through BIGINT")
     # Columns renamed so one thing has one name from raw to mart (the values are untouched).
     for table, old, new in RENAMED_COLUMNS:
         schema, name = table.split(".")

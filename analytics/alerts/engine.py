@@ -113,7 +113,7 @@ where price_date = $day and gpu_id = $gpu_id and market = $market
 
 # The offer behind the day's price: credible offers (suspect providers set aside), or every market offer.
 CHEAPEST_OFFER_SQL = """
-select provider, source, title, url, price, currency, unit_price_usd, is_synthetic
+select provider, source, title, url, price, currency, unit_price_usd, is_synthetic, is_imported
 from intermediate.{offers}
 where price_date = $day and gpu_id = $gpu_id and market = $market
   and price_per = $price_per
@@ -226,6 +226,7 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
             "provider_count" if rule.include_suspect else "credible_provider_count")
         message = (f"{rule.describe()} on {day}: ${series['price_usd']:,.2f} {unit}"
                    + (f" at {offer['provider']}" if offer.get("provider") else "")
+                   + (f" (imported from a file, source {offer['source']})" if offer.get("is_imported") else "")
                    + (" (1 provider)" if providers == 1 else "")
                    + (f" ({offer['url']})" if offer.get("url") else "")
                    + (" [SYNTHETIC DATA, not a market price]" if synthetic else ""))
@@ -248,7 +249,7 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
 def evaluate(days: list[date], rules: list[Rule] | None = None) -> list[dict]:
     """Evaluate the rules on each day in order (the days a run observed), in one transaction."""
     if rules is None:
-        rules, _ = load_config()
+        rules, _ = load_config(skip_invalid=True)
     events = []
     with db.connect() as connection:
         ensure_schema(connection)  # the alerts tables exist from the first run on, rules or not

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 import tomllib
 import unicodedata
 from dataclasses import asdict, dataclass
@@ -17,6 +18,11 @@ from warehouse.markets import ALERT_MARKETS
 MARKETS = ALERT_MARKETS  # the markets a rule may watch (warehouse/markets.py)
 CONDITIONS = ("below", "good_deal", "drop", "new_low")
 MAX_RATE_AGE_DAYS = 7  # as for prices: an older rate converts nothing
+# A `below` threshold is money: compared and stored in USD as DECIMAL(18, 6) (alerts.alert_events.reference_usd),
+# after conversion at up to ~4 USD per unit (the dinars). Within these bounds it always fits; 1e400 or inf would
+# fail every `alerts check` at the cast, and silence every rule with it.
+MIN_THRESHOLD = Decimal("0.000001")
+MAX_THRESHOLD = Decimal("1000000000")  # a billion per GPU-hour or per card: no price, a typo
 
 
 class RuleError(ValueError):
@@ -48,8 +54,12 @@ class Rule:
         if self.condition not in CONDITIONS:
             raise RuleError(f"{self.name}: condition must be one of {', '.join(CONDITIONS)}, not {self.condition!r}")
         if self.condition == "below":
-            if positive_decimal(self.price) is None:
+            price = positive_decimal(self.price)
+            if price is None:
                 raise RuleError(f"{self.name}: `below` needs a positive price, not {self.price!r}")
+            if not MIN_THRESHOLD <= price <= MAX_THRESHOLD:
+                raise RuleError(f"{self.name}: `below` {self.price!r} is out of range: a price from {MIN_THRESHOLD} "
+                                f"to {MAX_THRESHOLD:,} per GPU-hour or per card")
             if not re.fullmatch(r"[A-Z]{3}", self.currency or ""):
                 raise RuleError(f"{self.name}: currency must be an ISO code such as USD or EUR, not {self.currency!r}")
         if self.condition == "drop" and (positive_decimal(self.percent) is None or positive_decimal(self.percent) >= 100):
@@ -81,8 +91,11 @@ def rules_path() -> Path:
     return alerts_path()
 
 
-def load_config(path: Path | None = None) -> tuple[list[Rule], dict]:
-    """The rules and the [delivery] settings of the rules file (none when it does not exist)."""
+def load_config(path: Path | None = None, skip_invalid: bool = False) -> tuple[list[Rule], dict]:
+    """The rules and the [delivery] settings of the rules file (none when it does not exist). A rule that does not
+    validate (edited by hand, or written before a check existed) raises RuleError, or with `skip_invalid` (evaluating
+    the rules: `alerts check`, the daily run) is left out with one line on stderr: one bad rule never silences the
+    others. `alerts add` and `remove` read strictly: they rewrite the file, and would drop it."""
     path = path or rules_path()
     if not path.exists():
         return [], {}
@@ -92,8 +105,11 @@ def load_config(path: Path | None = None) -> tuple[list[Rule], dict]:
     for entry in data.get("rules", []):
         try:
             rules.append(Rule(**{k: (str(v) if k in ("price", "percent") else v) for k, v in entry.items()}).validate())
-        except TypeError as error:
-            raise RuleError(f"{path}: rule {entry.get('name')!r}: {error}") from None
+        except (TypeError, RuleError) as error:
+            problem = RuleError(f"{path}: rule {entry.get('name')!r}: {error}")
+            if not skip_invalid:
+                raise problem from None
+            print(f"alert rule skipped: {problem}", file=sys.stderr)
     names = [rule.name for rule in rules]
     if len(names) != len(set(names)):
         raise RuleError(f"{path}: two rules share a name")

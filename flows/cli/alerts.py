@@ -61,7 +61,7 @@ def remove(args) -> int:
 
 
 def check(args) -> int:
-    rules, delivery = load_config()
+    rules, delivery = load_config(skip_invalid=True)
     day = args.date or latest_price_date()
     events = evaluate([day], rules)
     for event in events:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import duckdb
+
 from analytics.estimate import (
     EstimateError,
     EstimateRequest,
@@ -12,7 +14,7 @@ from analytics.estimate import (
     model_for,
 )
 from analytics.validate import format_validation, validate
-from flows.cli.common import json_text, positive
+from flows.cli.common import json_text, one_line, positive
 
 
 # a request the formulas cannot answer (a 0 or negative count, NaN, infinity, an MFU above 1) is one usage line
@@ -36,6 +38,10 @@ def cmd_estimate(args) -> int:
         ))
     except (EstimateError, FileNotFoundError) as error:
         print(f"gpuprices estimate: {error}", file=sys.stderr)
+        return 2
+    except (duckdb.ConversionException, duckdb.OutOfRangeException) as error:  # a shape past what the formulas hold
+        print(f"gpuprices estimate: the request is out of the formulas' range ({one_line(error)}); check the "
+              "counts and shape given", file=sys.stderr)
         return 2
     if args.json:
         print(json_text(rows[0] if args.gpu else rows, indent=2))

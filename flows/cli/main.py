@@ -6,9 +6,13 @@ import argparse
 import os
 import sys
 
+import duckdb
+
 from flows.cli import alerts, analysis, data, outlook, pipeline, signals, tools
 from flows.cli.common import UsageError, one_line
-from warehouse.db import WarehouseBusy
+from warehouse import db
+from warehouse.db import WarehouseBusy, is_damaged_file_error, unreadable
+from warehouse.paths import database_path
 
 GROUPS = (pipeline, data, analysis, signals, outlook, alerts, tools)
 
@@ -38,6 +42,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except WarehouseBusy as error:  # a writer gave up waiting for the warehouse file: an expected failure
         print(f"gpuprices {args.command}: {one_line(error)}", file=sys.stderr)
+        return 1
+    except duckdb.IOException as error:
+        if not is_damaged_file_error(error):
+            raise
+        # a damaged warehouse file (at open, WarehouseUnreadable; or at a query that reads a block it lost)
+        message = error if isinstance(error, db.WarehouseUnreadable) else unreadable(database_path(), error)
+        print(f"gpuprices {args.command}: {one_line(message)}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # the reader went away (`gpuprices sql ... | head`): nothing more to say to it
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush does not raise again

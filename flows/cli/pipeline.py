@@ -16,8 +16,9 @@ from flows.schedule import Schedule, ScheduleError, serve
 from scrapers.errors import SourceError
 from scrapers.http import HttpClient
 from scrapers.registry import all_sources
+from scrapers.replay import ReplayRangeError, check_replay_range, load_recordings
 from warehouse import db
-from warehouse.backfill import backfill_ecb, backfill_skypilot
+from warehouse.backfill import GitError, backfill_ecb, backfill_skypilot
 from warehouse.build import build as dbt_build
 from warehouse.build import run_unit_tests, write_series_marts
 from warehouse.export import export_marts
@@ -27,13 +28,19 @@ from warehouse.status import FAILED_STATUSES
 
 
 def cmd_run(args) -> int:
+    sources = source_list(args.sources)
+    if args.offline:
+        try:  # here, not in the flow: a range with no day is a usage line, not a failed flow run's traceback
+            check_replay_range(load_recordings(), args.since, args.until)
+        except ReplayRangeError as error:
+            raise UsageError(f"run --offline: {error}") from None
+
     from flows.daily import (  # Prefect: seconds to import
         daily,
         lighten_ephemeral_server,
         replay_offline,
     )
 
-    sources = source_list(args.sources)
     build, export = not args.no_build, not args.no_build and not args.no_export
     if args.offline:
         lighten_ephemeral_server()
@@ -143,14 +150,20 @@ def cmd_backfill(args) -> int:
         return 0 if record.status in ("loaded", "already_loaded") else 1
     if not args.repo:
         raise UsageError("backfill skypilot needs --repo PATH (a local clone of the catalog repository)")
+    if not Path(args.repo).is_dir():
+        raise UsageError(f"backfill skypilot --repo {args.repo}: no such folder (a local clone of the catalog "
+                         "repository)")
     counts: dict[str, int] = {}
-    for number, total, commit, record in backfill_skypilot(Path(args.repo), source_list(args.clouds),
-                                                           args.since, args.until):
-        status = record.status if record else "file_deleted"
-        counts[status] = counts.get(status, 0) + 1
-        offers = f", {record.rows_loaded} offers" if record and record.status == "loaded" else ""
-        progress(f"backfill {number}/{total} skypilot-{commit.cloud} {commit.commit[:10]} "
-                 f"{commit.committed_at:%Y-%m-%d %H:%M} {status}{offers}")
+    try:
+        for number, total, commit, record in backfill_skypilot(Path(args.repo), source_list(args.clouds),
+                                                               args.since, args.until):
+            status = record.status if record else "file_deleted"
+            counts[status] = counts.get(status, 0) + 1
+            offers = f", {record.rows_loaded} offers" if record and record.status == "loaded" else ""
+            progress(f"backfill {number}/{total} skypilot-{commit.cloud} {commit.commit[:10]} "
+                     f"{commit.committed_at:%Y-%m-%d %H:%M} {status}{offers}")
+    except GitError as error:
+        raise UsageError(f"backfill skypilot: {error}") from None
     print(f"backfill: {sum(counts.values())} catalog commits: "
           + (", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "none found"))
     if counts and not args.no_build:

@@ -88,6 +88,7 @@ select
     complete.in_stock,
     complete.url,
     complete.is_synthetic,
+    complete.is_imported,
     complete.is_carried_forward
 from complete
 inner join preferred_sources using (price_date, provider, gpu_id, pricing_type, instance_family, source)

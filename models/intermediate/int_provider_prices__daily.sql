@@ -29,6 +29,7 @@ provider_prices as (
         min(unit_price_usd) as price_usd,
         arg_min(source, (unit_price_usd, source)) as source,  -- the cheapest offer's source (a tie: the first by name)
         count(*) as offer_count,
+        arg_min(is_imported, (unit_price_usd, source)) as is_imported,  -- the cheapest offer's: an import's?
         bool_or(is_synthetic) as is_synthetic,
         bool_and(is_carried_forward) as is_carried_forward
     from market_offers
@@ -176,6 +177,7 @@ select
         end
     ), '') as suspect_reason,
     is_below_market or is_placeholder or is_lone_jump as is_suspect,
+    is_imported,
     is_synthetic,
     is_carried_forward
 from judged

@@ -31,5 +31,6 @@ select
     offers.price_per,
     offers.url,
     offers.is_carried_forward,
-    offers.is_synthetic
+    offers.is_synthetic,
+    offers.is_imported
 from offers

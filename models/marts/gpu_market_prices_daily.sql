@@ -24,6 +24,8 @@ aggregated as (
         cast(min(price_usd) filter (where not is_suspect) as decimal(18, 6)) as credible_min_price_usd,
         (list(provider order by price_usd, provider) filter (where not is_suspect))[1] as credible_min_provider,
         (list(source order by price_usd, provider) filter (where not is_suspect))[1] as credible_min_source,
+        -- the credible minimum is an import's (`gpuprices import prices`), whatever provider it names
+        (list(is_imported order by price_usd, provider) filter (where not is_suspect))[1] as credible_min_is_imported,
         count(*) filter (where is_suspect) as suspect_provider_count,
         string_agg(provider || ' ' || printf('%.2f', price_usd::double) || ' (' || suspect_reason || ')', '; '
                    order by price_usd) filter (where is_suspect) as suspect_prices,

@@ -39,6 +39,7 @@ aggregated as (
         count(*) as offer_count,
         count(distinct region) as region_count,
         bool_or(is_synthetic) as is_synthetic,
+        bool_or(is_imported) as is_imported,
         bool_or(is_carried_forward) as is_carried_forward,
         max(observed_at) as observed_at
     from priced

@@ -48,6 +48,7 @@ select
     end as price_per_card_usd,
     offers.fx_rate_date,
     offers.is_synthetic,
+    offers.is_imported,
     runs.data_origin,
     offers.run_id,
     offers.url

@@ -9,6 +9,11 @@ marketplaces as (
     select provider from {{ ref('marketplace_providers') }}
 ),
 
+-- the runs of `gpuprices import prices` (trigger import): history observed elsewhere, whatever provider it names
+imported_runs as (
+    select run_id from {{ source('raw', 'ingest_runs') }} where trigger = 'import'
+),
+
 -- a peer-to-peer marketplace's rentals are per-machine asks, not list prices: their own channel (raw.offers holds a
 -- scraper's cloud | retail)
 channeled as (
@@ -56,7 +61,8 @@ renamed as (
         in_stock,
         url,
         landing_ref,
-        is_synthetic
+        is_synthetic,
+        run_id in (select run_id from imported_runs) as is_imported
     from channeled
 )
 

@@ -4,7 +4,10 @@ channel (STARTTLS or SMTPS) before the password is sent."""
 from __future__ import annotations
 
 import smtplib
+import socket
 import ssl
+import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -105,8 +108,11 @@ class FakeSmtp:
 
     calls: list = []
 
-    def __init__(self, host, port, timeout=None, context=None):
-        FakeSmtp.calls.append(("connect", type(self).__name__, context))
+    def __init__(self, host="", port=0, timeout=None, context=None):
+        self.context = context
+
+    def connect(self, host, port):
+        FakeSmtp.calls.append(("connect", type(self).__name__, self.context))
 
     def __enter__(self):
         return self
@@ -142,3 +148,110 @@ def test_email_verifies_the_server_certificate_and_never_shows_the_password(reco
     assert any(call[0] == "starttls" for call in FakeSmtp.calls) is not smtps  # SMTPS needs no STARTTLS
     assert result["status"] == "failed" and "SMTPAuthenticationError" in result["error"]
     assert "SMTPSECRET55" not in result["error"]
+
+
+# -- deadlines -------------------------------------------------------------------------------------------------------
+TRICKLE_FOR_S = 20  # how long the slow endpoints below keep a try going (a byte every 0.3 s), then give up
+
+
+@pytest.fixture
+def trickling_webhook():
+    """Answers 200 with a body that comes one byte every 0.3 s for TRICKLE_FOR_S: no read ever waits 10 s."""
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Length", str(int(TRICKLE_FOR_S / 0.3)))
+            self.end_headers()
+            for _ in range(int(TRICKLE_FOR_S / 0.3)):
+                try:
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.3)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    serve_in_background(httpd)
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/hook"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def trickling_smtp():
+    """An SMTP server whose greeting comes one byte every 0.3 s for TRICKLE_FOR_S (never a line's end)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve():
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                continue
+            threading.Thread(target=greet, args=(client,), daemon=True).start()
+
+    def greet(client):
+        with client:
+            for _ in range(int(TRICKLE_FOR_S / 0.3)):
+                if stop.is_set():
+                    return
+                try:
+                    client.sendall(b"2")
+                except OSError:
+                    return
+                time.sleep(0.3)
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield listener.getsockname()[1]
+    stop.set()
+    listener.close()
+
+
+def test_a_webhook_that_trickles_is_cut_at_the_message_deadline(recorded, trickling_webhook, monkeypatch):
+    monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", trickling_webhook)
+    monkeypatch.setenv("GPUPRICES_ALERT_MESSAGE_DEADLINE_S", "1")
+    started = time.monotonic()
+    (result,) = delivery.deliver([EVENT], {})
+    # cut at the deadline (one try takes it all), not after the endpoint's 20 s, nor 3 x 20 s
+    assert time.monotonic() - started < 8
+    assert result["status"] == "failed" and "delivery deadline" in result["error"], result
+
+
+def test_an_smtp_server_that_trickles_is_cut_at_the_message_deadline(recorded, trickling_smtp, monkeypatch):
+    for name, value in {"GPUPRICES_SMTP_HOST": "127.0.0.1", "GPUPRICES_SMTP_PORT": str(trickling_smtp),
+                        "GPUPRICES_ALERT_EMAIL_TO": "buyer@example.test",
+                        "GPUPRICES_ALERT_MESSAGE_DEADLINE_S": "1"}.items():
+        monkeypatch.setenv(name, value)
+    started = time.monotonic()
+    (result,) = delivery.deliver([EVENT], {})
+    assert time.monotonic() - started < 8
+    assert result["status"] == "failed" and "delivery deadline" in result["error"], result
+
+
+def test_a_run_of_many_events_is_held_no_longer_than_its_deadline(recorded, trickling_webhook, monkeypatch):
+    monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", trickling_webhook)
+    monkeypatch.setenv("GPUPRICES_ALERT_MESSAGE_DEADLINE_S", "1")
+    monkeypatch.setenv("GPUPRICES_ALERT_RUN_DEADLINE_S", "2.5")
+    events = [{**EVENT, "event_id": f"cheap-4090@2026-05-{day:02d}"} for day in range(1, 14)]  # the issue's 13
+    started = time.monotonic()
+    results = delivery.deliver(events, {})
+    assert time.monotonic() - started < 10  # 13 x 20 s (or 13 x 30 s of timeouts) before
+    assert len(results) == 13 and all(result["status"] == "failed" for result in results)
+    tried = [result for result in results if result["attempts"]]
+    assert 2 <= len(tried) <= 4, results  # ~2.5 s of 1-s messages
+    assert all("run's delivery deadline" in result["error"] for result in results[len(tried):])
+    assert [row[0] for row in recorded] == [event["event_id"] for event in events]  # every one recorded
+
+
+def test_a_deadline_that_leaves_no_time_sends_nothing_and_says_so(recorded, failing_webhook, monkeypatch):
+    monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", failing_webhook)
+    monkeypatch.setenv("GPUPRICES_ALERT_MESSAGE_DEADLINE_S", "0")
+    (result,) = delivery.deliver([EVENT], {})
+    assert (result["status"], result["attempts"]) == ("failed", 0) and "not sent" in result["error"], result

@@ -27,3 +27,28 @@ def test_a_gpu_name_with_control_characters_is_refused_on_add_and_in_the_rules_f
                             'condition = "new_low"\n')
     with pytest.raises(RuleError, match="without control characters"):
         load_config()
+
+
+@pytest.mark.parametrize("price", ["1e400", "inf", "Infinity", "NaN", "1e10", "0.0000001", "-5", "0"])
+def test_a_threshold_that_is_not_a_finite_price_in_range_is_refused_on_add_and_skipped_in_the_file(home, capsys,
+                                                                                                   price):
+    assert cli(["alerts", "add", "x", "--gpu", "RTX 4090", f"--below={price}"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "`below`" in error and ("out of range" in error or "positive" in error), error
+    assert not rules_path().exists()  # nothing written
+    # the same rule in a file edited by hand: left out when the rules are evaluated, with one line; the others stay
+    rules_path().write_text(f'[[rules]]\nname = "bad"\ngpu = "RTX 4090"\nmarket = "retail_new"\n'
+                            f'condition = "below"\nprice = "{price}"\n\n[[rules]]\nname = "ok"\ngpu = "RTX 4090"\n'
+                            'market = "retail_new"\ncondition = "new_low"\n')
+    with pytest.raises(RuleError):
+        load_config()  # add and remove read strictly: they rewrite the file
+    assert [rule.name for rule in load_config(skip_invalid=True)[0]] == ["ok"]
+    assert "alert rule skipped" in capsys.readouterr().err
+
+
+def test_a_threshold_in_range_is_accepted(home, capsys):
+    with db.connect() as connection:
+        connection.execute("CREATE TABLE marts.gpus AS SELECT 'rtx-4090-24gb' AS gpu_id")
+    assert cli(["alerts", "add", "top", "--gpu", "RTX 4090", "--below", "1000000000"]) == 0
+    assert cli(["alerts", "add", "tiny", "--gpu", "RTX 4090", "--below", "0.000001"]) == 0
+    assert [rule.price for rule in load_config()[0]] == ["1000000000", "0.000001"]

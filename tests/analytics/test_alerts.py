@@ -92,6 +92,16 @@ condition = "below"
 price = "1500"
 currency = "EUR"
 """
+# A rule an older `alerts add` accepted (or a hand edit): before, its cast failed every `alerts check`, so no rule fired
+BAD_RULE = """
+[[rules]]
+name = "4090-under-1e400"
+gpu = "RTX 4090"
+market = "retail_new"
+condition = "below"
+price = "1e400"
+currency = "USD"
+"""
 
 
 def test_a_month_of_falling_rising_falling_prices_fires_each_alert_once_per_episode(home, monkeypatch, smtp_server):
@@ -99,14 +109,16 @@ def test_a_month_of_falling_rising_falling_prices_fires_each_alert_once_per_epis
     receiver = Receiver()
     home.mkdir(parents=True, exist_ok=True)
     rules = home / "alerts.toml"
-    rules.write_text(RULES)
+    rules.write_text(RULES + BAD_RULE)
     monkeypatch.setenv("GPUPRICES_ALERTS", str(rules))
     monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", receiver.url)
     monkeypatch.setenv("GPUPRICES_SMTP_HOST", "127.0.0.1")
     monkeypatch.setenv("GPUPRICES_SMTP_PORT", str(smtp_port))
     monkeypatch.setenv("GPUPRICES_SMTP_STARTTLS", "0")
     monkeypatch.setenv("GPUPRICES_ALERT_EMAIL_TO", "buyer@example.test")
-    gpuprices(home, "run", "--offline", "--sources", "microcenter,ecb-fx", "--no-export")
+    run = gpuprices(home, "run", "--offline", "--sources", "microcenter,ecb-fx", "--no-export")
+    said = run.stdout + run.stderr
+    assert "alert rule skipped" in said and "4090-under-1e400" in said and "out of range" in said
 
     events = [
         json.loads(line) for line in gpuprices(home, "sql", "--json", """
@@ -202,7 +214,8 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
             sources varchar, is_synthetic boolean);
         create table intermediate.int_offers__market_daily (price_date date, gpu_id varchar, channel varchar,
             market varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
-            price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean);
+            price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean,
+            is_imported boolean);
         create table intermediate.int_fx_rates__daily (currency varchar, rate_date date, usd_per_unit double);
         -- one shop, no suspect price: the credible offers are all of them
         create view intermediate.int_offers__credible_daily as select * from intermediate.int_offers__market_daily;
@@ -224,7 +237,7 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
                            "'card', ?, 1, 0, 'shop', false)", [when, price])
         connection.execute("insert into intermediate.int_offers__market_daily values (?, 'rtx-4090-24gb', "
                            "'retail', 'retail_new', 'card', 'shop', 'shop', 't', 'https://shop.test', ?, 'USD', ?, "
-                           "false)", [when, price, price])
+                           "false, false)", [when, price, price])
     ensure_schema(connection)
     fires = RULES[SIGNAL](prices)
     episodes = [start + timedelta(days=t) for t, fired in enumerate(fires) if fired and (t == 0 or not fires[t - 1])]

@@ -74,8 +74,8 @@ def test_a_50_mb_csv_field_is_one_line(home, tmp_path, capsys, where):
     del text, field
     err = one_line_error(run(capsys, "import", "prices", str(history), "--source", "shop-history", "--no-build"),
                          "history.csv", code=2)
-    if where == "gpu column":  # the bad line is named, its 50 MB value shortened
-        assert "line 2: gpu 'xxx" in err and "characters left out" in err
+    if where == "gpu column":  # the bad line is named, its 50 MB never read whole (GPUPRICES_IMPORT_MAX_LINE_BYTES)
+        assert "line 2: longer than 1,048,576 bytes" in err
 
 
 @pytest.mark.parametrize("price", ["1e20", "1e308"])
@@ -213,6 +213,8 @@ def test_estimate_validate_refuses_a_reported_figure_that_is_not_finite(home, tm
     ["--tokens-per-second", "nan"], ["--tokens-per-second", "inf"], ["--prompt-tokens", "0"],
     ["--output-tokens=-1"], ["--sequence-length", "0"], ["--layers=-2"],
     ["--tokens", "0T"], ["--tokens", "1e400"], ["--params", "0B"], ["--params", "1e999T"],
+    # past what the formulas' SQL types hold: a traceback (a cast of 2e20 GPU-hours to BIGINT) on a built warehouse
+    ["--params", "1e30"], ["--tokens", "1e30"], ["--params", "2000T"],
 ])
 def test_estimate_refuses_what_no_run_can_be(home, capsys, arguments):
     base = ["estimate", "--params", "7B", "--tokens", "1T", "--gpu", "H100-80GB"]
@@ -222,6 +224,46 @@ def test_estimate_refuses_what_no_run_can_be(home, capsys, arguments):
     option = arguments[0].split("=")[0]
     one_line_error(run(capsys, *kept, *arguments, "--json"), option, code=2)  # named: not "no warehouse"
     assert not (home / "gpuprices.duckdb").exists()  # refused before the warehouse was read
+
+
+# -- ranges and paths that name nothing ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("arguments", "expected"), [
+    (["--since", "2026-05-01", "--until", "2026-04-01"], "--since 2026-05-01 is after --until 2026-04-01"),
+    (["--since", "2027-05-01"], "after the last bundled day"),
+    (["--until", "2020-01-01"], "before the first bundled day"),
+])
+def test_an_offline_run_over_no_bundled_day_is_one_line(home, capsys, arguments, expected):
+    one_line_error(run(capsys, "run", "--offline", *arguments), expected, code=2)
+    assert not (home / "gpuprices.duckdb").exists()  # refused before anything ran
+
+
+def test_backfill_from_a_folder_that_is_no_clone_is_one_line(home, tmp_path, capsys):
+    one_line_error(run(capsys, "backfill", "skypilot", "--repo", "/nonexistent"), "no such folder", code=2)
+    one_line_error(run(capsys, "backfill", "skypilot", "--repo", str(tmp_path)), "not a git repository", code=2)
+
+
+@pytest.mark.parametrize("kept_bytes", [0, 100, 5000])
+@pytest.mark.parametrize("command", [["status", "--check"], ["status"], ["sql", "select 1"], ["build"]])
+def test_a_cut_short_warehouse_file_is_one_line(empty_warehouse, capsys, command, kept_bytes):
+    database = empty_warehouse / "gpuprices.duckdb"
+    database.write_bytes(database.read_bytes()[:kept_bytes] if kept_bytes else b"")
+    one_line_error(run(capsys, *command), "gpuprices.duckdb cannot be read", code=1)
+
+
+@pytest.mark.parametrize("manifest", ["[]", "null", "{}", '{"partitions": [], "files": []}'])
+def test_an_export_manifest_of_another_shape_is_no_traceback(empty_warehouse, capsys, monkeypatch, manifest):
+    from warehouse import export
+
+    monkeypatch.setattr(export, "EXPORTED_MARTS", ("gpu_prices_daily",))
+    with db.connect() as connection:
+        connection.execute("CREATE TABLE marts.gpu_prices_daily AS SELECT DATE '2026-04-01' AS price_date, 1 AS x")
+    assert run(capsys, "export")[0] == 0
+    current = (empty_warehouse / "export" / "gpu_prices_daily").resolve()
+    (current.parent / f".{current.name}.json").write_text(manifest)
+    status, out, err = run(capsys, "export")
+    assert status == 0 and "Traceback" not in err and out.strip().endswith("gpu_prices_daily"), (status, err)
 
 
 # -- --json everywhere -----------------------------------------------------------------------------------------------

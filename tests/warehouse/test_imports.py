@@ -404,6 +404,7 @@ def test_the_field_rules_give_the_same_result_chunk_by_chunk(home, tmp_path, mon
     lines[9] = "2026-01-03T01:00:00Z,Tesla T9,retail_new,1400,USD,,,,\n"  # line 11: an unknown GPU in the last one
     history.write_text(HEADER + "".join(lines))
     monkeypatch.setattr("warehouse.imports.VALIDATION_CHUNK_ROWS", 5)
+    monkeypatch.setattr("warehouse.imports.COMPACT_EVERY_ROWS", 3)  # the good rows boiled down between chunks too
     result = import_prices(history, "shop-history", bad_rows="quarantine")
     assert (result.prices, result.rows_quarantined, result.days) == (12, 2, 3)
     assert [reason.split(":")[0] for reason in result.first_reasons] == ["line 4", "line 11"]
