@@ -182,7 +182,7 @@ _GPU_PRICES = """
         coalesce(clusters.max_training_gpus, 1) AS max_training_gpus,
         coalesce(clusters.serving_node_gpus, 1) AS serving_node_gpus,
         coalesce(clusters.max_serving_gpus, 1) AS max_serving_gpus,
-        coalesce(clusters.cluster_network, 'none') AS cluster_network
+        coalesce(clusters.scale_out_network, 'none') AS scale_out_network
     FROM intermediate.int_gpu_specs AS specs
     LEFT JOIN rental USING (gpu_id)
     LEFT JOIN purchase USING (gpu_id)
@@ -235,7 +235,7 @@ _TRAINING = f"""
         SELECT *,
             -- a stated cluster must hold the state, be sold and finish in time; a sized plan must fit what is sold
             CASE WHEN $cluster_gpus IS NULL THEN
-                     formulas.training_infeasible_reason(min_gpus, required_gpus, max_training_gpus, cluster_network,
+                     formulas.training_infeasible_reason(min_gpus, required_gpus, max_training_gpus, scale_out_network,
                                                          gpu_hours, $max_days)
                  WHEN $cluster_gpus < min_gpus THEN
                      format('{{:,}} GPUs cannot hold its training state: it needs {{:,}}', $cluster_gpus, min_gpus)
@@ -264,7 +264,7 @@ _TRAINING = f"""
         CASE WHEN $mfu IS NULL THEN formulas.error_band_basis(efficiency_family) ELSE 'stated_mfu' END
             AS error_band_basis,
         band_low AS error_band_low, band_high AS error_band_high,
-        min_gpus, training_node_gpus AS node_gpus, cluster_network, max_training_gpus AS max_cluster_gpus,
+        min_gpus, training_node_gpus AS node_gpus, scale_out_network, max_training_gpus AS max_cluster_gpus,
         $max_days AS max_training_days, required_gpus, is_feasible, infeasible_reason,
         cluster_gpus, cluster_gpus >= min_gpus AS fits_in_memory,
         CASE WHEN cluster_gpus >= min_gpus THEN formulas.wall_clock_days(gpu_hours, cluster_gpus) END
@@ -322,7 +322,7 @@ _INFERENCE = f"""
     -- without a GPU fabric; more GPUs than that is no plan: it says why and has no price
     judged AS (
         SELECT *,
-            formulas.serving_infeasible_reason(gpus, max_serving_gpus, has_fast_interconnect, cluster_network)
+            formulas.serving_infeasible_reason(gpus, max_serving_gpus, has_fast_interconnect, scale_out_network)
                 AS infeasible_reason,
             CASE WHEN gpus <= max_serving_gpus THEN on_demand_cheapest_usd_per_gpu_hour END AS feasible_cheapest,
             CASE WHEN gpus <= max_serving_gpus THEN on_demand_median_usd_per_gpu_hour END AS feasible_median,
@@ -433,7 +433,7 @@ def _short_money(value: float) -> str:
     for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
         if value >= scale:
             return f"${value / scale:,.1f}{suffix}"
-    return f"${value:,.2f}"
+    return f"${value:,.2f}" if value >= 0.1 else f"${value:,.4f}"
 
 
 def _band(low, high) -> str:

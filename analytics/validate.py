@@ -109,7 +109,7 @@ def _summary(ratios: list[float]) -> dict:
     }
 
 
-def _out_of_sample_ratio(run: dict, runs: list[dict]) -> float:
+def out_of_sample_ratio(run: dict, runs: list[dict]) -> float:
     """The run's ratio had its group's factor been fitted without it. A fitted share f is the median over the group
     of s_j (each run's achieved share over its width factor), and a run's ratio is s_i / f; fitting without run i gives
     f x median of the others' ratios, so its ratio becomes ratio_i / median_(j != i) ratio_j. A run in no fitted group
@@ -123,7 +123,7 @@ def _out_of_sample_ratio(run: dict, runs: list[dict]) -> float:
     return run["model_estimate"]["ratio"] / statistics.median(others)
 
 
-def _error_band(ratios: list[float]) -> dict:
+def error_band(ratios: list[float]) -> dict:
     """The band the runs' errors out of sample support: the lowest and highest actual / estimated GPU-hours. For runs
     exchangeable with these n, a next run falls between the lowest and the highest with probability (n-1)/(n+1); the
     dbt vars round them outward to two decimals."""
@@ -162,7 +162,7 @@ def validate(path: str | Path) -> dict:
     if not runs:
         raise EstimateError(f"{path}: no runs")
     for run in runs:
-        ratio = _out_of_sample_ratio(run, runs)
+        ratio = out_of_sample_ratio(run, runs)
         run["model_estimate"]["ratio_out_of_sample"] = ratio
         run["model_estimate"]["gpu_hours_out_of_sample"] = ratio * run["reported_gpu_hours"]
     out_of_sample = [run["model_estimate"]["ratio_out_of_sample"] for run in runs
@@ -171,7 +171,7 @@ def validate(path: str | Path) -> dict:
         "model": _summary([run["model_estimate"]["ratio"] for run in runs]),
         "model_out_of_sample": _summary(out_of_sample),
         "naive": _summary([run["naive_estimate"]["ratio"] for run in runs]),
-        "error_band": _error_band(out_of_sample),
+        "error_band": error_band(out_of_sample),
     }}
 
 

@@ -37,7 +37,7 @@ gpu_days as (
         offered.machine_gpus,
         offered.offered_cluster_network,
         assumed.node_gpus as assumed_node_gpus,
-        assumed.cluster_network as assumed_cluster_network,
+        assumed.scale_out_network as assumed_scale_out_network,
         assumed.max_cluster_gpus as assumed_max_cluster_gpus,
         assumed.source as assumption_source
     from days
@@ -51,7 +51,7 @@ sized as (
         *,
         coalesce(cloud_machine_gpus, assumed_node_gpus, 1) as training_node_gpus,
         coalesce(machine_gpus, assumed_node_gpus, 1) as serving_node_gpus,
-        coalesce(offered_cluster_network, nullif(assumed_cluster_network, 'none'), 'none') as cluster_network
+        coalesce(offered_cluster_network, nullif(assumed_scale_out_network, 'none'), 'none') as scale_out_network
     from gpu_days
 )
 
@@ -65,17 +65,17 @@ select
     serving_node_gpus,
     case when machine_gpus is not null then 'offers' when assumed_node_gpus is not null then 'assumption'
          else 'unknown' end as serving_node_basis,
-    cluster_network,
+    scale_out_network,
     case when offered_cluster_network is not null then 'offers'
-         when assumed_cluster_network is not null then 'assumption' else 'unknown' end as cluster_network_basis,
+         when assumed_scale_out_network is not null then 'assumption' else 'unknown' end as scale_out_network_basis,
     -- the largest training cluster: the largest sold or published (the assumptions table) where the GPU is sold with
     -- a cluster network and the table gives a size, else one machine
-    case when cluster_network <> 'none' and assumed_cluster_network <> 'none'
+    case when scale_out_network <> 'none' and assumed_scale_out_network <> 'none'
          then greatest(training_node_gpus, assumed_max_cluster_gpus)
          else training_node_gpus end as max_training_gpus,
     -- the most GPUs one served model spans: across machines only on a scale-up fabric with a cluster network
     -- (pipeline stages between nodes); without a fabric, what one machine holds
-    case when has_scale_up_fabric and cluster_network <> 'none' and assumed_cluster_network <> 'none'
+    case when has_scale_up_fabric and scale_out_network <> 'none' and assumed_scale_out_network <> 'none'
          then greatest(serving_node_gpus, assumed_max_cluster_gpus)
          else serving_node_gpus end as max_serving_gpus,
     assumption_source

@@ -75,7 +75,8 @@ candidates as (
         todays_street.price_date, todays_street.gpu_id, todays_street.price_usd as purchase_price_usd,
         case todays_street.market when 'retail_new' then 'street_new' else 'street_used' end as purchase_price_basis,
         todays_street.observed_date as purchase_price_date,
-        todays_street.provider || ' (' || todays_street.source || ')' as purchase_price_source,
+        case when todays_street.provider = todays_street.source then todays_street.provider
+             else todays_street.provider || ' via ' || todays_street.source end as purchase_price_source,
         todays_street.credible_provider_count as street_provider_count,
         cast(null as decimal(18, 2)) as system_price_usd, cast(null as integer) as system_gpus,
         todays_street.is_synthetic, 1 as preference

@@ -106,26 +106,26 @@ create or replace macro formulas.training_plan_gpus(required_gpus, max_cluster_g
 
 -- Why a training plan cannot be done (NULL when it can): what it needs against the largest cluster the GPU forms.
 create or replace macro formulas.training_infeasible_reason(
-        min_gpus, required_gpus, max_cluster_gpus, cluster_network, gpu_hours, max_days) as
+        min_gpus, required_gpus, max_cluster_gpus, scale_out_network, gpu_hours, max_days) as
     case when required_gpus > max_cluster_gpus then
         case when min_gpus > max_cluster_gpus
              then format('needs {:,} GPUs to hold its training state ({:,} to finish within {} days); ', min_gpus,
                          required_gpus, max_days::bigint)
              else format('needs {:,} GPUs to finish within {} days ({:,.0f} days on {:,}); ', required_gpus,
                          max_days::bigint, gpu_hours / max_cluster_gpus / 24.0, max_cluster_gpus) end
-        || case when cluster_network = 'none'
+        || case when scale_out_network = 'none'
                 then format('not sold with a cluster network, it forms one machine of {:,} at most', max_cluster_gpus)
                 else format('the largest cluster sold is {:,} GPUs', max_cluster_gpus) end
     end;
 
 -- Why a model cannot be served on a GPU (NULL when it can): the GPUs that hold it against the most one served model
 -- can span (int_gpu_clusters__daily.max_serving_gpus): one machine without a GPU fabric.
-create or replace macro formulas.serving_infeasible_reason(gpus, max_serving_gpus, has_scale_up_fabric, cluster_network) as
+create or replace macro formulas.serving_infeasible_reason(gpus, max_serving_gpus, has_scale_up_fabric, scale_out_network) as
     case when gpus > max_serving_gpus then
         format('needs {:,} GPUs to hold the weights and a sequence''s KV cache; ', gpus)
         || case when not has_scale_up_fabric
                 then format('without a GPU fabric it is served from one machine, of {:,} at most', max_serving_gpus)
-                when cluster_network = 'none'
+                when scale_out_network = 'none'
                 then format('not sold with a cluster network, one machine holds {:,} at most', max_serving_gpus)
                 else format('the largest cluster sold is {:,} GPUs', max_serving_gpus) end
     end;

@@ -76,7 +76,7 @@ throughput as (
 
 -- what one served model can span on the GPU that day: one machine without a GPU fabric
 clusters as (
-    select price_date, gpu_id, serving_node_gpus, max_serving_gpus, has_scale_up_fabric, cluster_network
+    select price_date, gpu_id, serving_node_gpus, max_serving_gpus, has_scale_up_fabric, scale_out_network
     from {{ ref('int_gpu_clusters__daily') }}
     where {{ rebuilt_days_filter('price_date') }}
 ),
@@ -89,7 +89,7 @@ planned as (
         throughput.gpus <= coalesce(clusters.max_serving_gpus, 1) as is_feasible,
         formulas.serving_infeasible_reason(throughput.gpus, coalesce(clusters.max_serving_gpus, 1),
                                            coalesce(clusters.has_scale_up_fabric, false),
-                                           coalesce(clusters.cluster_network, 'none')) as infeasible_reason,
+                                           coalesce(clusters.scale_out_network, 'none')) as infeasible_reason,
         -- a plan that cannot be served is priced at nothing: listed with its reason, never ranked
         case when throughput.gpus <= coalesce(clusters.max_serving_gpus, 1)
              then throughput.on_demand_cheapest_usd_per_gpu_hour end as feasible_on_demand_cheapest,

@@ -75,7 +75,7 @@ sized as (
 ),
 
 clusters as (
-    select price_date, gpu_id, training_node_gpus, cluster_network, max_training_gpus
+    select price_date, gpu_id, training_node_gpus, scale_out_network, max_training_gpus
     from {{ ref('int_gpu_clusters__daily') }}
     where {{ rebuilt_days_filter('price_date') }}
 ),
@@ -85,7 +85,7 @@ spanning as (
     select
         sized.*,
         coalesce(clusters.training_node_gpus, 1) as node_gpus,
-        coalesce(clusters.cluster_network, 'none') as cluster_network,
+        coalesce(clusters.scale_out_network, 'none') as scale_out_network,
         coalesce(clusters.max_training_gpus, 1) as max_cluster_gpus,
         formulas.gpu_hours(flops, dense_peak_tflops, formulas.training_efficiency(
             efficiency_family, training_precision, model_width, bf16_dense_tflops, memory_bandwidth_gbps, is_moe,
@@ -150,12 +150,12 @@ select
     formulas.error_band_basis(efficiency_family) as error_band_basis,
     min_gpus,
     node_gpus,
-    cluster_network,
+    scale_out_network,
     max_cluster_gpus,
     {{ var('training_max_days') }} as max_training_days,
     required_gpus,
     is_feasible,
-    formulas.training_infeasible_reason(min_gpus, required_gpus, max_cluster_gpus, cluster_network, gpu_hours,
+    formulas.training_infeasible_reason(min_gpus, required_gpus, max_cluster_gpus, scale_out_network, gpu_hours,
                                         {{ var('training_max_days') }}) as infeasible_reason,
     cluster_gpus,
     -- the days on the plan's cluster; for an infeasible plan, on the largest cluster it forms (NULL when the state
