@@ -137,18 +137,19 @@ def _bar(rows: list[dict], y: str, y_title: str) -> dict:
 
 
 def _training_history_chart(rows: list[dict]) -> dict:
-    """The cheapest feasible plan per model and day, with its error band as error bars."""
+    """The cheapest feasible plan per model and day, with its error band in the hover."""
     data = []
     for model_id in sorted({r["model_id"] for r in rows}):
         series = [r for r in rows if r["model_id"] == model_id]
         data.append(_marked({"type": "scatter", "mode": "lines+markers", "name": model_id,
                              "x": [plain(r["price_date"]) for r in series],
                              "y": [plain(r["cheapest_cost_usd"]) for r in series],
-                             "error_y": {"type": "data", "symmetric": False, "thickness": 1,
-                                         "array": [r["high_cost_usd"] - r["cheapest_cost_usd"] for r in series],
-                                         "arrayminus": [r["cheapest_cost_usd"] - r["low_cost_usd"] for r in series]}},
+                             # the error band in the hover: bars on years of daily points would hide the lines
+                             "customdata": [[r["low_cost_usd"], r["high_cost_usd"]] for r in series],
+                             "hovertemplate": "%{x|%Y-%m-%d}: $%{y:,.0f} (error band $%{customdata[0]:,.0f}"
+                                              "-$%{customdata[1]:,.0f})<extra>%{fullData.name}</extra>"},
                             series))
-    return {"data": data, "layout": {"yaxis": {"type": "log", "title": {"text": "USD per training run (error band)"}},
+    return {"data": data, "layout": {"yaxis": {"type": "log", "title": {"text": "USD per training run"}},
                                      "xaxis": {"title": {"text": "date (UTC)"}, "type": "date"}, "height": 480}}
 
 
