@@ -3,7 +3,10 @@
 The formulas are the warehouse's own: the DuckDB macros in schema `formulas` that dbt creates at the start of every
 build (models/macros/create_formulas.sql) and the marts use, so an estimate for a reference model on its defaults
 matches marts.training_cost_daily. Prices are today's credible prices: the warehouse's newest price day, suspect
-prices set aside (int_offers__credible_daily); a GPU without a price that day has none."""
+prices set aside (int_offers__credible_daily); a GPU without a price that day has none. A plan is sized as the marts
+size it: on the cluster the GPU can form today (int_gpu_clusters__daily), finishing within the stated days; one that
+cannot be done says why and has no cost. Every estimate carries the error band the published runs support out of
+sample (formulas.error_band_*; `--validate` derives it)."""
 
 from __future__ import annotations
 
@@ -75,6 +78,7 @@ class EstimateRequest:
     output_tokens: int | None = None
     tokens_per_second: float | None = None  # a stated serving throughput instead of the roofline estimate
     term: str | None = None  # '1y' or '3y': also price the run at the cheapest commitment of that term (TERMS)
+    max_days: float | None = None  # a training plan finishes within this many days (default: training_max_days)
 
 
 # `--term`: the commitment markets and their days (a year of 365 days, as marts.commitment_outcomes counts them)
@@ -150,6 +154,10 @@ _GPU_PRICES = """
     purchase AS (
         SELECT purchase.* FROM intermediate.int_gpu_prices__purchase_daily AS purchase JOIN today USING (price_date)
     ),
+    -- the cluster each GPU can form today: its machines, its cluster network, the largest cluster sold
+    clusters AS (
+        SELECT clusters.* FROM intermediate.int_gpu_clusters__daily AS clusters JOIN today USING (price_date)
+    ),
     -- `--term`: the day's cheapest credible commitment price ($term_market reserved_1y / reserved_3y; NULL: none)
     committed AS (
         SELECT market.gpu_id, market.credible_min_price_usd, market.credible_min_provider, market.credible_min_source,
@@ -175,11 +183,17 @@ _GPU_PRICES = """
         committed.credible_min_price_usd AS committed_cheapest_usd_per_gpu_hour,
         committed.credible_min_provider AS committed_cheapest_provider,
         committed.credible_min_source AS committed_cheapest_source,
-        coalesce(committed.is_synthetic, false) AS committed_is_synthetic
+        coalesce(committed.is_synthetic, false) AS committed_is_synthetic,
+        coalesce(clusters.training_node_gpus, 1) AS training_node_gpus,
+        coalesce(clusters.max_training_gpus, 1) AS max_training_gpus,
+        coalesce(clusters.serving_node_gpus, 1) AS serving_node_gpus,
+        coalesce(clusters.max_serving_gpus, 1) AS max_serving_gpus,
+        coalesce(clusters.scale_out_network, 'none') AS scale_out_network
     FROM intermediate.int_gpu_specs AS specs
     LEFT JOIN rental USING (gpu_id)
     LEFT JOIN purchase USING (gpu_id)
     LEFT JOIN committed USING (gpu_id)
+    LEFT JOIN clusters USING (gpu_id)
     WHERE ($gpu IS NULL OR specs.gpu_id = $gpu)
 """
 
@@ -193,9 +207,23 @@ _TRAINING = f"""
                 AS min_gpus
         FROM gpus WHERE dense_peak_tflops IS NOT NULL
     ),
+    -- the plan, as marts.training_cost_daily sizes it: the GPUs that hold the state and finish within $max_days (at
+    -- the efficiency of a run spanning GPUs), in whole machines; the configured cluster where larger and formed; or
+    -- the stated --gpus
+    planned AS (
+        SELECT *,
+            formulas.training_required_gpus(min_gpus, formulas.gpu_hours(flops, dense_peak_tflops,
+                coalesce($mfu, formulas.training_efficiency(
+                    efficiency_family, $precision, formulas.model_width($d_model, $active_params), bf16_dense_tflops,
+                    memory_bandwidth_gbps, $total_params > $active_params, has_fast_interconnect,
+                    greatest(min_gpus, 2)))), $max_days, training_node_gpus) AS required_gpus
+        FROM sized WHERE min_gpus IS NOT NULL
+    ),
     clustered AS (
-        SELECT *, coalesce($cluster_gpus, greatest(min_gpus, $default_cluster_gpus)) AS cluster_gpus FROM sized
-        WHERE min_gpus IS NOT NULL
+        SELECT *,
+            coalesce($cluster_gpus, formulas.training_plan_gpus(required_gpus, max_training_gpus, $default_cluster_gpus))
+                AS cluster_gpus
+        FROM planned
     ),
     timed AS (
         SELECT *,
@@ -205,40 +233,80 @@ _TRAINING = f"""
             CASE WHEN $mfu IS NULL THEN formulas.efficiency_basis(efficiency_family) ELSE 'stated' END
                 AS efficiency_basis
         FROM clustered
+    ),
+    hours AS (
+        SELECT *, formulas.gpu_hours(flops, dense_peak_tflops, mfu) AS gpu_hours FROM timed
+    ),
+    judged AS (
+        SELECT *,
+            -- a stated cluster must hold the state, be sold and finish in time; a sized plan must fit what is sold
+            CASE WHEN $cluster_gpus IS NULL THEN
+                     formulas.training_infeasible_reason(min_gpus, required_gpus, max_training_gpus, scale_out_network,
+                                                         gpu_hours, $max_days)
+                 WHEN $cluster_gpus < min_gpus THEN
+                     format('{{:,}} GPUs cannot hold its training state: it needs {{:,}}', $cluster_gpus, min_gpus)
+                 WHEN $cluster_gpus > max_training_gpus THEN
+                     format('{{:,}} GPUs: more than the largest cluster it forms ({{:,}})', $cluster_gpus,
+                            max_training_gpus)
+                 WHEN formulas.wall_clock_days(gpu_hours, $cluster_gpus) > $max_days THEN
+                     format('{{:,.0f}} days on {{:,}} GPUs, over the {{}}-day limit: it needs {{:,}}',
+                            formulas.wall_clock_days(gpu_hours, $cluster_gpus), $cluster_gpus, $max_days::BIGINT,
+                            required_gpus)
+            END AS infeasible_reason
+        FROM hours
+    ),
+    costed AS (
+        SELECT *, infeasible_reason IS NULL AS is_feasible,
+            CASE WHEN infeasible_reason IS NULL THEN gpu_hours END AS costed_gpu_hours,
+            -- the band the validation supports applies to the efficiency model, not to a stated MFU
+            CASE WHEN $mfu IS NULL THEN formulas.error_band_low(1.0) END AS band_low,
+            CASE WHEN $mfu IS NULL THEN formulas.error_band_high(1.0) END AS band_high
+        FROM judged
     )
     SELECT
         gpu_id, name AS gpu_name, price_date, $precision AS precision, flops, dense_peak_tflops, mfu, efficiency_basis,
-        formulas.gpu_hours(flops, dense_peak_tflops, mfu) AS gpu_hours,
-        min_gpus, cluster_gpus, cluster_gpus >= min_gpus AS fits_in_memory,
-        formulas.wall_clock_days(formulas.gpu_hours(flops, dense_peak_tflops, mfu), cluster_gpus) AS wall_clock_days,
+        efficiency_family, gpu_hours,
+        gpu_hours * band_low AS gpu_hours_low, gpu_hours * band_high AS gpu_hours_high,
+        CASE WHEN $mfu IS NULL THEN formulas.error_band_basis(efficiency_family) ELSE 'stated_mfu' END
+            AS error_band_basis,
+        band_low AS error_band_low, band_high AS error_band_high,
+        min_gpus, training_node_gpus AS node_gpus, scale_out_network, max_training_gpus AS max_cluster_gpus,
+        $max_days AS max_training_days, required_gpus, is_feasible, infeasible_reason,
+        cluster_gpus, cluster_gpus >= min_gpus AS fits_in_memory,
+        CASE WHEN cluster_gpus >= min_gpus THEN formulas.wall_clock_days(gpu_hours, cluster_gpus) END
+            AS wall_clock_days,
+        CASE WHEN cluster_gpus >= min_gpus THEN formulas.wall_clock_days(gpu_hours * band_high, cluster_gpus) END
+            AS wall_clock_days_high,
         on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
         on_demand_cheapest_provider, on_demand_cheapest_source,
         spot_cheapest_usd_per_gpu_hour, spot_median_usd_per_gpu_hour,
-        formulas.gpu_hours(flops, dense_peak_tflops, mfu) * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest,
-        formulas.gpu_hours(flops, dense_peak_tflops, mfu) * on_demand_median_usd_per_gpu_hour AS cost_usd_median,
-        formulas.gpu_hours(flops, dense_peak_tflops, mfu) * spot_cheapest_usd_per_gpu_hour AS cost_usd_spot_cheapest,
-        formulas.gpu_hours(flops, dense_peak_tflops, mfu)
-            * formulas.owned_usd_per_gpu_hour(purchase_price_usd, tdp_w) AS cost_usd_owned,
+        costed_gpu_hours * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest,
+        costed_gpu_hours * band_low * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest_low,
+        costed_gpu_hours * band_high * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest_high,
+        costed_gpu_hours * on_demand_median_usd_per_gpu_hour AS cost_usd_median,
+        costed_gpu_hours * band_low * on_demand_median_usd_per_gpu_hour AS cost_usd_median_low,
+        costed_gpu_hours * band_high * on_demand_median_usd_per_gpu_hour AS cost_usd_median_high,
+        costed_gpu_hours * spot_cheapest_usd_per_gpu_hour AS cost_usd_spot_cheapest,
+        costed_gpu_hours * formulas.owned_usd_per_gpu_hour(purchase_price_usd, tdp_w) AS cost_usd_owned,
         purchase_price_usd, purchase_price_basis,
         -- `--term` (NULL without): the run's GPU-hours at the committed price (the rest of the term used by other
         -- work); the whole commitment of the cluster (every GPU, every hour of as many terms as the run needs);
         -- the share of it the run uses; and the share of hours at which committing beats the cheapest on-demand
         $term AS term, $term_days AS term_days,
         committed_cheapest_usd_per_gpu_hour, committed_cheapest_provider, committed_cheapest_source,
-        formulas.gpu_hours(flops, dense_peak_tflops, mfu) * committed_cheapest_usd_per_gpu_hour AS cost_usd_committed,
-        cluster_gpus * committed_cheapest_usd_per_gpu_hour * 24 * $term_days
-            * ceil(formulas.wall_clock_days(formulas.gpu_hours(flops, dense_peak_tflops, mfu), cluster_gpus)
-                   / $term_days) AS commitment_usd,
-        CASE WHEN committed_cheapest_usd_per_gpu_hour IS NOT NULL THEN
-            formulas.gpu_hours(flops, dense_peak_tflops, mfu) / (cluster_gpus * 24 * $term_days
-                * ceil(formulas.wall_clock_days(formulas.gpu_hours(flops, dense_peak_tflops, mfu), cluster_gpus)
-                       / $term_days)) END AS commitment_utilisation,
+        costed_gpu_hours * committed_cheapest_usd_per_gpu_hour AS cost_usd_committed,
+        CASE WHEN is_feasible THEN cluster_gpus * committed_cheapest_usd_per_gpu_hour * 24 * $term_days
+            * ceil(formulas.wall_clock_days(gpu_hours, cluster_gpus) / $term_days) END AS commitment_usd,
+        CASE WHEN is_feasible AND committed_cheapest_usd_per_gpu_hour IS NOT NULL THEN
+            gpu_hours / (cluster_gpus * 24 * $term_days
+                * ceil(formulas.wall_clock_days(gpu_hours, cluster_gpus) / $term_days)) END AS commitment_utilisation,
         committed_cheapest_usd_per_gpu_hour / on_demand_cheapest_usd_per_gpu_hour AS break_even_utilisation,
         -- made up when any price behind a cost is (cost_usd_owned uses the purchase price), as the training mart says
         rental_is_synthetic OR purchase_is_synthetic OR ($term IS NOT NULL AND committed_is_synthetic) AS is_synthetic,
         rental_is_synthetic, purchase_is_synthetic, committed_is_synthetic
-    FROM timed
-    ORDER BY CASE WHEN $term IS NULL THEN cost_usd_cheapest ELSE cost_usd_committed END NULLS LAST, gpu_hours
+    FROM costed
+    ORDER BY is_feasible DESC, CASE WHEN $term IS NULL THEN cost_usd_cheapest ELSE cost_usd_committed END NULLS LAST,
+             gpu_hours
 """
 
 # The serving view: formulas.serving, the steps marts.inference_cost_daily runs (models/macros/create_formulas.sql),
@@ -255,35 +323,58 @@ _INFERENCE = f"""
             $bytes_per_param, $prompt_tokens, $output_tokens, gpus.memory_gib, gpus.memory_bandwidth_gbps,
             gpus.dense_peak_tflops) AS serving
         WHERE gpus.dense_peak_tflops IS NOT NULL AND gpus.memory_bandwidth_gbps IS NOT NULL
+    ),
+    -- what one deployment can span on the GPU (int_gpu_clusters__daily, as marts.inference_cost_daily): one machine
+    -- without a GPU fabric; more GPUs than that is no plan: it says why and has no price
+    judged AS (
+        SELECT *,
+            formulas.serving_infeasible_reason(gpus, max_serving_gpus, has_fast_interconnect, scale_out_network)
+                AS infeasible_reason,
+            CASE WHEN gpus <= max_serving_gpus THEN on_demand_cheapest_usd_per_gpu_hour END AS feasible_cheapest,
+            CASE WHEN gpus <= max_serving_gpus THEN on_demand_median_usd_per_gpu_hour END AS feasible_median,
+            CASE WHEN gpus <= max_serving_gpus THEN committed_cheapest_usd_per_gpu_hour END AS feasible_committed,
+            -- the band applies to the roofline estimate, not to a stated throughput
+            CASE WHEN $tokens_per_second IS NULL THEN formulas.error_band_low(1.0) END AS band_low,
+            CASE WHEN $tokens_per_second IS NULL THEN formulas.error_band_high(1.0) END AS band_high
+        FROM throughput
     )
     SELECT
         gpu_id, name AS gpu_name, price_date, $prompt_tokens AS prompt_tokens, $output_tokens AS output_tokens,
-        weight_bytes, kv_cache_bytes, gpus AS min_gpus, batch_size, batch_limited_by,
+        weight_bytes, kv_cache_bytes, gpus AS min_gpus, serving_node_gpus AS node_gpus, max_serving_gpus,
+        gpus <= max_serving_gpus AS is_feasible, infeasible_reason, batch_size, batch_limited_by,
         CASE WHEN $tokens_per_second IS NULL THEN throughput_bound ELSE 'stated' END AS throughput_bound,
         ms_per_output_token,
         output_tokens_per_second, input_tokens_per_second,
         on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
         on_demand_cheapest_provider, on_demand_cheapest_source,
-        formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)
+        formulas.usd_per_million_tokens(feasible_cheapest, gpus, input_tokens_per_second)
             AS usd_per_million_input_tokens_cheapest,
-        formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
+        formulas.usd_per_million_tokens(feasible_cheapest, gpus, output_tokens_per_second)
             AS usd_per_million_output_tokens_cheapest,
-        formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, input_tokens_per_second)
+        formulas.usd_per_million_tokens(feasible_cheapest, gpus, output_tokens_per_second) * band_low
+            AS usd_per_million_output_tokens_cheapest_low,
+        formulas.usd_per_million_tokens(feasible_cheapest, gpus, output_tokens_per_second) * band_high
+            AS usd_per_million_output_tokens_cheapest_high,
+        CASE WHEN $tokens_per_second IS NULL THEN 'training_runs_carried_over' ELSE 'stated_throughput' END
+            AS error_band_basis,
+        band_low AS error_band_low, band_high AS error_band_high,
+        formulas.usd_per_million_tokens(feasible_median, gpus, input_tokens_per_second)
             AS usd_per_million_input_tokens_median,
-        formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, output_tokens_per_second)
+        formulas.usd_per_million_tokens(feasible_median, gpus, output_tokens_per_second)
             AS usd_per_million_output_tokens_median,
         -- `--term` (NULL without): served every hour of the term at the committed price
         $term AS term, $term_days AS term_days,
         committed_cheapest_usd_per_gpu_hour, committed_cheapest_provider, committed_cheapest_source,
-        formulas.usd_per_million_tokens(committed_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)
+        formulas.usd_per_million_tokens(feasible_committed, gpus, input_tokens_per_second)
             AS usd_per_million_input_tokens_committed,
-        formulas.usd_per_million_tokens(committed_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
+        formulas.usd_per_million_tokens(feasible_committed, gpus, output_tokens_per_second)
             AS usd_per_million_output_tokens_committed,
         committed_cheapest_usd_per_gpu_hour / on_demand_cheapest_usd_per_gpu_hour AS break_even_utilisation,
         rental_is_synthetic OR ($term IS NOT NULL AND committed_is_synthetic) AS is_synthetic, rental_is_synthetic,
         committed_is_synthetic
-    FROM throughput
-    ORDER BY CASE WHEN $term IS NULL THEN usd_per_million_output_tokens_cheapest
+    FROM judged
+    ORDER BY gpus <= max_serving_gpus DESC,
+             CASE WHEN $term IS NULL THEN usd_per_million_output_tokens_cheapest
                   ELSE usd_per_million_output_tokens_committed END NULLS LAST, min_gpus, gpu_id
 """
 
@@ -334,13 +425,25 @@ def _estimate_rows(connection: duckdb.DuckDBPyConnection, request: EstimateReque
             **common, "tokens": model.tokens, "recompute": request.recompute,
             "sequence_length": model.sequence_length or int(defaults["training_sequence_length"]),
             "cluster_gpus": request.cluster_gpus, "default_cluster_gpus": int(defaults["training_cluster_gpus"]),
-            "mfu": request.mfu,
+            "mfu": request.mfu, "max_days": request.max_days or defaults["training_max_days"],
         }
     return db.fetch_dicts(connection, sql, parameters)
 
 
 def _money(value) -> str:
     return "-" if value is None else f"${float(value):,.0f}" if float(value) >= 100 else f"${float(value):,.2f}"
+
+
+def _short_money(value: float) -> str:
+    """$4.1M, $850K, $0.26: a band's ends, short enough to sit beside the figure."""
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if value >= scale:
+            return f"${value / scale:,.1f}{suffix}"
+    return f"${value:,.2f}" if value >= 0.1 else f"${value:,.4f}"
+
+
+def _band(low, high) -> str:
+    return "-" if low is None or high is None else f"{_short_money(float(low))}-{_short_money(float(high))}"
 
 
 # (header, width, cell) per view: what a person reads, rounded.
@@ -350,10 +453,11 @@ _TEXT_COLUMNS = {
         ("GPU-hours", 12, lambda r: f"{r['gpu_hours']:,.0f}"),
         ("min GPUs", 8, lambda r: r["min_gpus"]),
         ("cluster", 7, lambda r: r["cluster_gpus"]),
-        ("days", 8, lambda r: f"{r['wall_clock_days']:,.1f}"),
+        ("days", 8, lambda r: "-" if r["wall_clock_days"] is None else f"{r['wall_clock_days']:,.1f}"),
         ("MFU", 5, lambda r: f"{r['mfu']:.2f}"),
         ("basis", -10, lambda r: r["efficiency_basis"]),
         ("cost cheapest", 14, lambda r: _money(r["cost_usd_cheapest"])),
+        ("band", 17, lambda r: _band(r["cost_usd_cheapest_low"], r["cost_usd_cheapest_high"])),
         ("cost median", 13, lambda r: _money(r["cost_usd_median"])),
     ],
     "serving": [
@@ -364,6 +468,8 @@ _TEXT_COLUMNS = {
         ("out tok/s", 10, lambda r: f"{r['output_tokens_per_second']:,.0f}"),
         ("$/M in", 8, lambda r: _money(r["usd_per_million_input_tokens_cheapest"])),
         ("$/M out", 8, lambda r: _money(r["usd_per_million_output_tokens_cheapest"])),
+        ("band", 13, lambda r: _band(r["usd_per_million_output_tokens_cheapest_low"],
+                                     r["usd_per_million_output_tokens_cheapest_high"])),
         ("$/M out median", 15, lambda r: _money(r["usd_per_million_output_tokens_median"])),
     ],
 }
@@ -409,8 +515,10 @@ def format_rows(rows: list[dict], inference: bool) -> str:
             notes.append(f"{term}: {row['committed_cheapest_provider']} at "
                          f"${float(row['committed_cheapest_usd_per_gpu_hour']):,.2f}/GPU-h"
                          if row.get("committed_cheapest_provider") else f"{term}: no commitment price")
-        if not inference and not row["fits_in_memory"]:
-            notes.append("(does not fit: needs more GPUs)")
+        if not row["is_feasible"]:
+            notes.append(f"infeasible: {row['infeasible_reason']}")
+        elif inference and row["min_gpus"] > 1:
+            notes.append(f"({row['min_gpus']} GPUs of machines of {row['node_gpus']})")
         if row["is_synthetic"]:
             made_up = [what for what, flag in (("rental prices", row.get("rental_is_synthetic")),
                                                ("purchase price", row.get("purchase_is_synthetic")),
@@ -418,6 +526,15 @@ def format_rows(rows: list[dict], inference: bool) -> str:
                        if flag]
             notes.append(f"(synthetic: {', '.join(made_up)})")
         lines.append(_cells([cell(row) for _, _, cell in columns], columns) + "  " + "  ".join(notes))
+    band = next((row for row in rows if row.get("error_band_low") is not None), None)
+    if band:
+        what = "GPU-hours, days and cost" if not inference else "GPU time per token (a band carried over from training: no serving run is validated)"
+        lines.append(f"band: {band['error_band_low']:.2f}x-{band['error_band_high']:.2f}x the estimate, the published "
+                     f"runs' actual/estimated GPU-hours out of sample (leave-one-out over the 12 runs of "
+                     f"`gpuprices estimate --validate`), on {what}")
+    if not inference and rows:
+        lines.append(f"plans: finish within {rows[0]['max_training_days']:g} days on the cluster the GPU can form "
+                     "today (its machines, its cluster network, the largest cluster sold); infeasible ones have no cost")
     if rows and not rows[0]["activations_counted"]:
         lines.append("activations not counted in min GPUs: pass --layers and --d-model to include them")
     if term and not inference:

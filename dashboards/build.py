@@ -50,6 +50,17 @@ def _money(value, per: str | None = None) -> str:
     return text + {"gpu_hour": "/GPU-h", "card": "/card"}.get(per or "", "")
 
 
+def _short_money(value) -> str:
+    """$5.5M, $850K, $0.26: the ends of an error band, short enough to sit under the figure."""
+    if value is None:
+        return "-"
+    amount = float(value)
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if amount >= scale:
+            return f"${amount / scale:,.1f}{suffix}"
+    return _money(amount)
+
+
 def _number(value, digits: int = 2) -> str:
     return "-" if value is None else f"{float(value):,.{digits}f}"
 
@@ -93,7 +104,7 @@ def _safe_url(value) -> str | None:
 def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
     env.filters.update(money=_money, number=_number, percent=_percent, chance=_chance, skill=_skill, when=_when,
-                       safe_url=_safe_url)
+                       safe_url=_safe_url, short_money=_short_money)
     return env
 
 
@@ -126,12 +137,18 @@ def _bar(rows: list[dict], y: str, y_title: str) -> dict:
 
 
 def _training_history_chart(rows: list[dict]) -> dict:
+    """The cheapest feasible plan per model and day, with its error band in the hover."""
     data = []
     for model_id in sorted({r["model_id"] for r in rows}):
         series = [r for r in rows if r["model_id"] == model_id]
         data.append(_marked({"type": "scatter", "mode": "lines+markers", "name": model_id,
                              "x": [plain(r["price_date"]) for r in series],
-                             "y": [plain(r["cheapest_cost_usd"]) for r in series]}, series))
+                             "y": [plain(r["cheapest_cost_usd"]) for r in series],
+                             # the error band in the hover: bars on years of daily points would hide the lines
+                             "customdata": [[r["low_cost_usd"], r["high_cost_usd"]] for r in series],
+                             "hovertemplate": "%{x|%Y-%m-%d}: $%{y:,.0f} (error band $%{customdata[0]:,.0f}"
+                                              "-$%{customdata[1]:,.0f})<extra>%{fullData.name}</extra>"},
+                            series))
     return {"data": data, "layout": {"yaxis": {"type": "log", "title": {"text": "USD per training run"}},
                                      "xaxis": {"title": {"text": "date (UTC)"}, "type": "date"}, "height": 480}}
 
@@ -279,7 +296,10 @@ def render(data: DashboardData, target: Path) -> list[Path]:
              series_charts=price_charts(gpu.prices), index_chart=index_chart(gpu.price_index), gap_days=GAP_DAYS,
              provider_move_days=PROVIDER_MOVE_DAYS, outlook_charts=outlook_charts(gpu),
              offers_date=offers_date)
+    assumed = {a["name"]: a["value"] for a in data.assumptions}
     page("training.html", "training.html", title="Training cost", training_cheapest=data.training_cheapest,
+         training_infeasible=data.training_infeasible, max_training_days=assumed.get("training_max_days"),
+         band_low=assumed.get("estimate_error_band_low"), band_high=assumed.get("estimate_error_band_high"),
          serving_vs_api=data.serving_vs_api, assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history),
                                               "training_by_gpu": _training_by_gpu_chart(data.training_by_gpu)})
     page("sources.html", "sources.html", title="Sources", freshness=data.freshness, failures=data.failures,

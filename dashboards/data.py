@@ -54,6 +54,10 @@ class GpuPage:
     outlooks: list[dict] = field(default_factory=list)
     # marts.gpus: memory, bandwidth and dense BF16 for every GPU (datasheet, researched, observed or catalogue)
     catalogue_spec: dict | None = None
+    # per reference model on the marts' newest day: the cheaper feasible training plan (bf16 or fp8) with its error
+    # band, or why none is feasible; the same for serving (marts.training_cost_daily, inference_cost_daily)
+    training_plans: list[dict] = field(default_factory=list)
+    serving_plans: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -70,6 +74,8 @@ class DashboardData:
     training_history: list[dict] = field(default_factory=list)
     training_cheapest: list[dict] = field(default_factory=list)
     training_by_gpu: list[dict] = field(default_factory=list)  # model x GPU x day, the 10 cheapest GPUs per model
+    # per model on the latest day: the priced GPUs on which no training plan is feasible, with the reason
+    training_infeasible: list[dict] = field(default_factory=list)
     serving_vs_api: list[dict] = field(default_factory=list)  # per model: cheapest self-hosted vs cheapest API price
     assumptions: list[dict] = field(default_factory=list)
     runs: list[dict] = field(default_factory=list)
@@ -112,8 +118,8 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest, headline_includes_marketplaces()])
     # Street prices when retail sources have them; otherwise the spec table's launch price, labelled as such.
     data.buy_best = _rows(connection, """
-        SELECT gpu_id, purchase_price_usd, purchase_price_basis, street_provider_count, bf16_dense_tflops_per_usd,
-               memory_gib_per_usd, is_synthetic
+        SELECT gpu_id, purchase_price_usd, purchase_price_basis, purchase_price_date, purchase_price_age_days,
+               purchase_price_source, street_provider_count, bf16_dense_tflops_per_usd, memory_gib_per_usd, is_synthetic
         FROM marts.gpu_purchase_value_daily
         WHERE price_date = ? AND bf16_dense_tflops_per_usd IS NOT NULL
         ORDER BY bf16_dense_tflops_per_usd DESC LIMIT 10""", [latest])
@@ -144,9 +150,12 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     data.gpus = _gpu_pages(connection, verdicts, outlooks)
     # Chart points (the charts plot floats): read as DOUBLE, not converted one by one to Decimal (10x slower)
     data.training_history = _rows(connection, """
-        SELECT price_date, model_id, cost_usd_on_demand_cheapest::DOUBLE AS cheapest_cost_usd, is_synthetic
+        SELECT price_date, model_id, cost_usd_on_demand_cheapest::DOUBLE AS cheapest_cost_usd,
+               cost_usd_on_demand_cheapest_low::DOUBLE AS low_cost_usd,
+               cost_usd_on_demand_cheapest_high::DOUBLE AS high_cost_usd, is_synthetic
         FROM marts.training_cost_by_gpu_daily WHERE is_cheapest_gpu ORDER BY model_id, price_date""")
     data.training_cheapest = _training_cheapest(connection, latest)
+    data.training_infeasible = _training_infeasible(connection, latest)
     # One query per reference model (years of daily rows: each query stays small; see bench build).
     data.training_by_gpu = []
     for (model_id,) in connection.execute("SELECT model_id FROM reference.reference_models ORDER BY 1").fetchall():
@@ -194,9 +203,11 @@ def _training_cheapest(connection: duckdb.DuckDBPyConnection, latest: date | Non
     setups = _rows(connection, """
         SELECT models.name AS model_name, models.training_precision AS disclosed_precision, cost.model_id,
                cost.training_precision, cost.gpu_id, cost.cost_usd_on_demand_cheapest, cost.cost_usd_spot_cheapest,
+               cost.cost_usd_on_demand_cheapest_low, cost.cost_usd_on_demand_cheapest_high,
                cost.on_demand_provider_count,
-               cost.gpu_hours, cost.min_gpus, cost.cluster_gpus, cost.wall_clock_days, cost.mfu,
-               cost.efficiency_basis, cost.is_synthetic
+               cost.gpu_hours, cost.min_gpus, cost.cluster_gpus, cost.wall_clock_days, cost.wall_clock_days_high,
+               cost.node_gpus, cost.scale_out_network, cost.max_cluster_gpus, cost.max_training_days, cost.mfu,
+               cost.efficiency_basis, cost.error_band_basis, cost.is_synthetic
         FROM marts.training_cost_daily AS cost JOIN reference.reference_models AS models USING (model_id)
         WHERE cost.price_date = ? AND cost.cost_usd_on_demand_cheapest IS NOT NULL
         QUALIFY row_number() OVER (PARTITION BY cost.model_id, cost.training_precision
@@ -210,6 +221,18 @@ def _training_cheapest(connection: duckdb.DuckDBPyConnection, latest: date | Non
     return sorted(models.values(), key=lambda m: (m["bf16"] or m["fp8"])["cost_usd_on_demand_cheapest"])
 
 
+def _training_infeasible(connection: duckdb.DuckDBPyConnection, latest: date | None) -> list[dict]:
+    """Per reference model on the latest day, the GPUs priced for a cluster that day on which no training plan is
+    feasible (neither BF16 nor FP8), with the reason (the BF16 plan's): listed, never ranked with a cost."""
+    return _rows(connection, """
+        SELECT models.name AS model_name, cost.model_id, cost.gpu_id, cost.infeasible_reason, cost.is_synthetic
+        FROM marts.training_cost_daily AS cost JOIN reference.reference_models AS models USING (model_id)
+        WHERE cost.price_date = ? AND cost.on_demand_provider_count > 0
+        QUALIFY bool_and(NOT cost.is_feasible) OVER (PARTITION BY cost.model_id, cost.gpu_id)
+            AND row_number() OVER (PARTITION BY cost.model_id, cost.gpu_id ORDER BY cost.training_precision) = 1
+        ORDER BY models.name, cost.gpu_id""", [latest])
+
+
 def _serving_vs_api(connection: duckdb.DuckDBPyConnection, latest: date | None) -> list[dict]:
     """Per reference model on the latest day: the cheapest self-hosted USD per million output tokens (any GPU and
     weight precision, at the cheapest on-demand price) beside the cheapest paid API price of the same model, each
@@ -221,6 +244,12 @@ def _serving_vs_api(connection: duckdb.DuckDBPyConnection, latest: date | None) 
                arg_min(cost.weight_precision, cost.usd_per_million_output_tokens_on_demand_cheapest)
                    AS weight_precision,
                arg_min(cost.is_synthetic, cost.usd_per_million_output_tokens_on_demand_cheapest) AS is_synthetic,
+               arg_min(cost.usd_per_million_output_tokens_on_demand_cheapest_low,
+                       cost.usd_per_million_output_tokens_on_demand_cheapest) AS self_hosted_low,
+               arg_min(cost.usd_per_million_output_tokens_on_demand_cheapest_high,
+                       cost.usd_per_million_output_tokens_on_demand_cheapest) AS self_hosted_high,
+               arg_min(cost.gpus, cost.usd_per_million_output_tokens_on_demand_cheapest) AS gpus,
+               arg_min(cost.node_gpus, cost.usd_per_million_output_tokens_on_demand_cheapest) AS node_gpus,
                any_value(cost.api_cheapest_usd_per_million_output_tokens) AS api_usd_per_million_output_tokens,
                any_value(cost.api_cheapest_usd_per_million_input_tokens) AS api_usd_per_million_input_tokens,
                any_value(cost.api_cheapest_provider) AS api_provider,
@@ -350,6 +379,33 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
         QUALIFY row_number() OVER (PARTITION BY relatives.gpu_id
                                    ORDER BY abs(change) DESC, channel, market, provider) <= {PROVIDER_MOVES_PER_GPU}
         ORDER BY relatives.gpu_id, abs(change) DESC, channel, market, provider""")
+    # each GPU's plans on the marts' newest day (today's prices): the cheaper feasible precision per model, else the
+    # reason the plan cannot be done
+    training_plans = _rows(connection, """
+        SELECT cost.gpu_id, cost.price_date, models.name AS model_name, cost.model_id, cost.training_precision,
+               cost.is_feasible, cost.infeasible_reason, cost.cost_usd_on_demand_cheapest,
+               cost.cost_usd_on_demand_cheapest_low, cost.cost_usd_on_demand_cheapest_high, cost.cluster_gpus,
+               cost.wall_clock_days, cost.wall_clock_days_high, cost.error_band_basis, cost.on_demand_provider_count,
+               cost.is_synthetic
+        FROM marts.training_cost_daily AS cost JOIN reference.reference_models AS models USING (model_id)
+        WHERE cost.price_date = (SELECT max(price_date) FROM marts.training_cost_daily)
+        QUALIFY row_number() OVER (PARTITION BY cost.gpu_id, cost.model_id
+                                   ORDER BY cost.cost_usd_on_demand_cheapest IS NULL, cost.cost_usd_on_demand_cheapest,
+                                            cost.is_feasible DESC, cost.training_precision) = 1
+        ORDER BY cost.gpu_id, models.name""")
+    serving_plans = _rows(connection, """
+        SELECT cost.gpu_id, cost.price_date, models.name AS model_name, cost.model_id, cost.weight_precision,
+               cost.is_feasible, cost.infeasible_reason, cost.gpus, cost.node_gpus,
+               cost.usd_per_million_output_tokens_on_demand_cheapest,
+               cost.usd_per_million_output_tokens_on_demand_cheapest_low,
+               cost.usd_per_million_output_tokens_on_demand_cheapest_high, cost.is_synthetic
+        FROM marts.inference_cost_daily AS cost JOIN reference.reference_models AS models USING (model_id)
+        WHERE cost.price_date = (SELECT max(price_date) FROM marts.inference_cost_daily)
+        QUALIFY row_number() OVER (PARTITION BY cost.gpu_id, cost.model_id
+                                   ORDER BY cost.usd_per_million_output_tokens_on_demand_cheapest IS NULL,
+                                            cost.usd_per_million_output_tokens_on_demand_cheapest,
+                                            cost.is_feasible DESC, cost.gpus, cost.weight_precision) = 1
+        ORDER BY cost.gpu_id, models.name""")
     imported = connection.execute("""
         SELECT DISTINCT gpu_id, source FROM marts.gpu_prices_by_source_daily
         WHERE source IN (SELECT source FROM monitoring.source_runs WHERE trigger = 'import') ORDER BY ALL""").fetchall()
@@ -367,5 +423,7 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
             provider_moves=[r for r in provider_moves if r["gpu_id"] == gpu_id],
             outlooks=[r for r in outlooks or [] if r["gpu_id"] == gpu_id],
             catalogue_spec=gpu_specs.get(gpu_id),
+            training_plans=[r for r in training_plans if r["gpu_id"] == gpu_id],
+            serving_plans=[r for r in serving_plans if r["gpu_id"] == gpu_id],
         ))
     return pages

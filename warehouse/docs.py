@@ -35,7 +35,7 @@ CATEGORICAL_VALUES: dict[str, tuple[str, ...]] = {
     "cluster_network": ("infiniband", "roce", "ethernet"),
     # `unknown`: a flagged run loaded before raw.ingest_runs recorded data_origin (stg_raw__ingest_runs)
     "data_origin": (*DATA_ORIGINS, "unknown"),
-    "purchase_price_basis": ("street_new", "launch_price"),
+    "purchase_price_basis": ("street_new", "street_used", "system_share", "launch_price"),
 }
 # A column whose values differ in one mart.
 TABLE_CATEGORICAL_VALUES: dict[tuple[str, str], tuple[str, ...]] = {

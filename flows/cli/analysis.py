@@ -21,6 +21,7 @@ from flows.cli.common import json_text, one_line, positive
 SHARE = positive(float, "a share of the peak", at_most=1)
 WHOLE = positive(int, "a whole number")
 THROUGHPUT = positive(float, "a throughput in tokens per second")
+DAYS = positive(float, "a number of days")
 
 
 def cmd_estimate(args) -> int:
@@ -35,6 +36,7 @@ def cmd_estimate(args) -> int:
             model=model, gpu=args.gpu, mfu=args.mfu, precision=args.precision, recompute=args.recompute,
             cluster_gpus=args.gpus, inference=args.inference, prompt_tokens=args.prompt_tokens,
             output_tokens=args.output_tokens, tokens_per_second=args.tokens_per_second, term=args.term,
+            max_days=args.max_days,
         ))
     except (EstimateError, FileNotFoundError) as error:
         print(f"gpuprices estimate: {error}", file=sys.stderr)
@@ -71,7 +73,12 @@ def register(commands) -> None:
                      help="tensor precision, default bf16; fp8 uses the FP8 peak at the FP8 efficiency "
                           "(int4 = weight-only, serving only)")
     est.add_argument("--recompute", action="store_true", help="full activation recomputation (8*N*D)")
-    est.add_argument("--gpus", type=WHOLE, help="cluster size for wall-clock days (default: the assumption, or min GPUs)")
+    est.add_argument("--gpus", type=WHOLE,
+                     help="a stated cluster size (default: the plan's: what holds the state and finishes within "
+                          "--max-days, the configured size where larger, never above the largest cluster the GPU forms)")
+    est.add_argument("--max-days", type=DAYS,
+                     help="a training plan finishes within this many days of wall clock, or is infeasible on the GPU "
+                          "(default: the assumption training_max_days)")
     est.add_argument("--layers", type=WHOLE, help="layers, for activation memory / KV cache (with --params)")
     est.add_argument("--d-model", type=WHOLE, help="hidden size, for activation memory and attention (with --params)")
     est.add_argument("--sequence-length", type=WHOLE,

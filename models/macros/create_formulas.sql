@@ -85,6 +85,63 @@ create or replace macro formulas.min_training_gpus(total_params, layers, d_model
 create or replace macro formulas.wall_clock_days(gpu_hours, cluster_gpus) as
     gpu_hours / cluster_gpus / 24.0;
 
+-- A training plan: the cluster a run needs to hold its state (min_gpus) and to finish within max_days, in whole
+-- machines of node_gpus once it spans more than one; the plan rents the configured cluster size
+-- (training_cluster_gpus) when that is larger and the GPU forms it, and is infeasible when it needs more GPUs than the
+-- largest cluster the GPU forms (int_gpu_clusters__daily.max_training_gpus).
+create or replace macro formulas.deadline_gpus(gpu_hours, max_days) as
+    ceil(gpu_hours / (max_days * 24.0))::bigint;
+
+create or replace macro formulas.whole_machines(gpus, node_gpus) as
+    case when gpus <= node_gpus then gpus::bigint else (ceil(gpus / node_gpus::double) * node_gpus)::bigint end;
+
+create or replace macro formulas.training_required_gpus(min_gpus, gpu_hours, max_days, node_gpus) as
+    formulas.whole_machines(greatest(min_gpus, formulas.deadline_gpus(gpu_hours, max_days)), node_gpus);
+
+-- The plan's cluster; an infeasible plan is shown on the largest cluster the GPU forms.
+create or replace macro formulas.training_plan_gpus(required_gpus, max_cluster_gpus, preferred_gpus) as
+    case when required_gpus <= max_cluster_gpus
+         then greatest(required_gpus, least(preferred_gpus, max_cluster_gpus))
+         else max_cluster_gpus end::bigint;
+
+-- Why a training plan cannot be done (NULL when it can): what it needs against the largest cluster the GPU forms.
+create or replace macro formulas.training_infeasible_reason(
+        min_gpus, required_gpus, max_cluster_gpus, scale_out_network, gpu_hours, max_days) as
+    case when required_gpus > max_cluster_gpus then
+        case when min_gpus > max_cluster_gpus
+             then format('needs {:,} GPUs to hold its training state ({:,} to finish within {} days); ', min_gpus,
+                         required_gpus, max_days::bigint)
+             else format('needs {:,} GPUs to finish within {} days ({:,.0f} days on {:,}); ', required_gpus,
+                         max_days::bigint, gpu_hours / max_cluster_gpus / 24.0, max_cluster_gpus) end
+        || case when scale_out_network = 'none'
+                then format('not sold with a cluster network, it forms one machine of {:,} at most', max_cluster_gpus)
+                else format('the largest cluster sold is {:,} GPUs', max_cluster_gpus) end
+    end;
+
+-- Why a model cannot be served on a GPU (NULL when it can): the GPUs that hold it against the most one served model
+-- can span (int_gpu_clusters__daily.max_serving_gpus): one machine without a GPU fabric.
+create or replace macro formulas.serving_infeasible_reason(gpus, max_serving_gpus, has_scale_up_fabric, scale_out_network) as
+    case when gpus > max_serving_gpus then
+        format('needs {:,} GPUs to hold the weights and a sequence''s KV cache; ', gpus)
+        || case when not has_scale_up_fabric
+                then format('without a GPU fabric it is served from one machine, of {:,} at most', max_serving_gpus)
+                when scale_out_network = 'none'
+                then format('not sold with a cluster network, one machine holds {:,} at most', max_serving_gpus)
+                else format('the largest cluster sold is {:,} GPUs', max_serving_gpus) end
+    end;
+
+-- The error band of an estimate: what the published runs' errors out of sample support (`gpuprices estimate
+-- --validate analytics/calibration/training_runs_calibration.csv`: each run estimated with the efficiency factors fitted
+-- without it; the actual GPU-hours of every run fell within these multiples of its estimate). It scales GPU-hours,
+-- days and cost alike (the prices are observed, not estimated).
+create or replace macro formulas.error_band_low(estimate) as estimate * cast({{ var('estimate_error_band_low') }} as double);
+create or replace macro formulas.error_band_high(estimate) as estimate * cast({{ var('estimate_error_band_high') }} as double);
+
+-- Whether the validation set holds a run on the GPU's family (A100: Ampere; H100, H800: Hopper): elsewhere the band
+-- is the same multiples, carried over from GPUs it was measured on.
+create or replace macro formulas.error_band_basis(efficiency_family) as
+    case when efficiency_family in ('ampere', 'hopper') then 'validated_family' else 'family_not_in_validation' end;
+
 -- Power cost of one GPU-hour: board power x PUE x electricity price.
 create or replace macro formulas.power_usd_per_gpu_hour(tdp_w) as
     tdp_w / 1000.0 * {{ var('pue') }} * {{ var('electricity_usd_per_kwh') }};

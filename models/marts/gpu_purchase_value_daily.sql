@@ -1,5 +1,6 @@
--- What one card costs each day (the cheapest new card in stock at a retailer, else the spec table's launch price,
--- labelled) and the dense compute and memory it buys per dollar: the overview's "buying" headline.
+-- What one GPU costs each day (int_gpu_prices__purchase_daily: a card's newest street price, new or used, an SXM/OAM
+-- part's share of the system it needs, else a launch price; each with its date and source) and the dense compute and
+-- memory it buys per dollar: the overview's "buying" headline.
 with purchase as (
     select * from {{ ref('int_gpu_prices__purchase_daily') }}
 ),
@@ -13,6 +14,9 @@ select
     purchase.gpu_id,
     purchase.purchase_price_usd,
     purchase.purchase_price_basis,
+    purchase.purchase_price_date,
+    purchase.purchase_price_age_days,
+    purchase.purchase_price_source,
     purchase.street_provider_count,
     specs.bf16_dense_tflops / purchase.purchase_price_usd as bf16_dense_tflops_per_usd,
     specs.fp8_dense_tflops / purchase.purchase_price_usd as fp8_dense_tflops_per_usd,

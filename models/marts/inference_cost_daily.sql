@@ -5,8 +5,10 @@
 -- stated prompt per request, decode steps that read the weights the batch needs (for a mixture of experts, the
 -- experts its tokens route to) and the KV cache, and dollars per million input and output tokens at that day's
 -- rental prices. FP8 weights only on GPUs with FP8 tensor cores; INT4 is weight-only quantization computed in 16-bit.
--- Beside it, the cheapest API price of the same model that day (api_cheapest_*), to compare renting with paying
--- per token.
+-- A model needing more GPUs than one served model can span on that GPU (int_gpu_clusters__daily: one machine
+-- without a GPU fabric) is infeasible there: it says why and has no price. Every price carries the error band the
+-- published runs support (formulas.error_band_*). Beside it, the cheapest API price of the same model that day
+-- (api_cheapest_*), to compare renting with paying per token.
 with reference_models as (
     select * from {{ ref('reference_models') }}
 ),
@@ -72,6 +74,33 @@ throughput as (
     ) as serving
 ),
 
+-- what one served model can span on the GPU that day: one machine without a GPU fabric
+clusters as (
+    select price_date, gpu_id, serving_node_gpus, max_serving_gpus, has_scale_up_fabric, scale_out_network
+    from {{ ref('int_gpu_clusters__daily') }}
+    where {{ rebuilt_days_filter('price_date') }}
+),
+
+planned as (
+    select
+        throughput.*,
+        coalesce(clusters.serving_node_gpus, 1) as node_gpus,
+        coalesce(clusters.max_serving_gpus, 1) as max_serving_gpus,
+        throughput.gpus <= coalesce(clusters.max_serving_gpus, 1) as is_feasible,
+        formulas.serving_infeasible_reason(throughput.gpus, coalesce(clusters.max_serving_gpus, 1),
+                                           coalesce(clusters.has_scale_up_fabric, false),
+                                           coalesce(clusters.scale_out_network, 'none')) as infeasible_reason,
+        -- a plan that cannot be served is priced at nothing: listed with its reason, never ranked
+        case when throughput.gpus <= coalesce(clusters.max_serving_gpus, 1)
+             then throughput.on_demand_cheapest_usd_per_gpu_hour end as feasible_on_demand_cheapest,
+        case when throughput.gpus <= coalesce(clusters.max_serving_gpus, 1)
+             then throughput.on_demand_median_usd_per_gpu_hour end as feasible_on_demand_median,
+        case when throughput.gpus <= coalesce(clusters.max_serving_gpus, 1)
+             then throughput.spot_cheapest_usd_per_gpu_hour end as feasible_spot_cheapest
+    from throughput
+    left join clusters using (price_date, gpu_id)
+),
+
 -- the cheapest paid API price of the same model that day (marts.inference_api_prices_daily), beside the self-hosted
 -- cost: the lowest output price, with its input price and seller; a free tier is no price to buy capacity at
 api_cheapest as (
@@ -101,23 +130,32 @@ select
     weight_bytes,
     kv_cache_bytes,
     gpus,
+    node_gpus,
+    max_serving_gpus,
+    is_feasible,
+    infeasible_reason,
     batch_size,
     batch_limited_by,
     throughput_bound,
     ms_per_output_token,
     output_tokens_per_second,
     input_tokens_per_second,
-    formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)
+    formulas.usd_per_million_tokens(feasible_on_demand_cheapest, gpus, input_tokens_per_second)
         as usd_per_million_input_tokens_on_demand_cheapest,
-    formulas.usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
+    formulas.usd_per_million_tokens(feasible_on_demand_cheapest, gpus, output_tokens_per_second)
         as usd_per_million_output_tokens_on_demand_cheapest,
-    formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, input_tokens_per_second)
+    -- the error band: GPU time per token scales as GPU-hours do (formulas.error_band_*)
+    formulas.error_band_low(formulas.usd_per_million_tokens(feasible_on_demand_cheapest, gpus, output_tokens_per_second))
+        as usd_per_million_output_tokens_on_demand_cheapest_low,
+    formulas.error_band_high(formulas.usd_per_million_tokens(feasible_on_demand_cheapest, gpus, output_tokens_per_second))
+        as usd_per_million_output_tokens_on_demand_cheapest_high,
+    formulas.usd_per_million_tokens(feasible_on_demand_median, gpus, input_tokens_per_second)
         as usd_per_million_input_tokens_on_demand_median,
-    formulas.usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, output_tokens_per_second)
+    formulas.usd_per_million_tokens(feasible_on_demand_median, gpus, output_tokens_per_second)
         as usd_per_million_output_tokens_on_demand_median,
-    formulas.usd_per_million_tokens(spot_cheapest_usd_per_gpu_hour, gpus, input_tokens_per_second)
+    formulas.usd_per_million_tokens(feasible_spot_cheapest, gpus, input_tokens_per_second)
         as usd_per_million_input_tokens_spot_cheapest,
-    formulas.usd_per_million_tokens(spot_cheapest_usd_per_gpu_hour, gpus, output_tokens_per_second)
+    formulas.usd_per_million_tokens(feasible_spot_cheapest, gpus, output_tokens_per_second)
         as usd_per_million_output_tokens_spot_cheapest,
     is_synthetic,
     api_cheapest.api_cheapest_usd_per_million_input_tokens,
@@ -125,5 +163,5 @@ select
     api_cheapest.api_cheapest_provider,
     api_cheapest.api_cheapest_model_slug,
     api_cheapest.api_is_synthetic
-from throughput
+from planned
 left join api_cheapest using (price_date, model_id)

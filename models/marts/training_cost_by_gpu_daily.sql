@@ -1,7 +1,8 @@
 {{ config(materialized='incremental') }}
 -- What the training page charts: per reference model, GPU and day, the cheapest on-demand cost of training it on
--- that GPU (the cheaper of its bf16 and fp8 setups), and which GPU is that day's cheapest for the model. A narrow
--- copy of training_cost_daily, so the page reads tens of thousands of rows, not every setup of every day.
+-- that GPU (the cheaper of its bf16 and fp8 setups) with its error band, and which GPU is that day's cheapest for the
+-- model. Feasible plans only (an infeasible one has no cost). A narrow copy of training_cost_daily, so the page reads
+-- tens of thousands of rows, not every setup of every day.
 with setups as (
     select
         price_date,
@@ -9,6 +10,8 @@ with setups as (
         gpu_id,
         training_precision,
         cost_usd_on_demand_cheapest,
+        cost_usd_on_demand_cheapest_low,
+        cost_usd_on_demand_cheapest_high,
         on_demand_provider_count,
         is_synthetic
     from {{ ref('training_cost_daily') }}
@@ -29,6 +32,8 @@ select
     gpu_id,
     training_precision,
     cost_usd_on_demand_cheapest,
+    cost_usd_on_demand_cheapest_low,
+    cost_usd_on_demand_cheapest_high,
     on_demand_provider_count,
     row_number() over (
         partition by price_date, model_id order by cost_usd_on_demand_cheapest, gpu_id) = 1 as is_cheapest_gpu,

@@ -1,8 +1,12 @@
 {{ config(materialized='incremental') }}
 -- What pre-training each reference model would cost on each GPU, day by day: FLOPs (6*N*D, or 8*N*D with full
 -- recomputation) plus attention, GPU-hours at the modelled training efficiency (formulas.training_efficiency), the
--- smallest GPU count whose memory holds the training state, wall-clock days on the configured cluster, and cost at
--- that day's cloud rental prices (no marketplace asks: a cluster is rented from a cloud) and as owned cards.
+-- smallest GPU count whose memory holds the training state, and a plan: the cluster that holds the state and finishes
+-- within training_max_days (the configured training_cluster_gpus when larger), in whole machines, on the cluster the
+-- GPU can form that day (int_gpu_clusters__daily: its machines, its cluster network, the largest cluster sold). A plan
+-- that needs more GPUs than the GPU forms is infeasible: it says why and has no cost. A feasible plan is priced at
+-- that day's cloud rental prices (no marketplace asks: a cluster is rented from a cloud) and as owned cards, with the
+-- error band the published runs support (formulas.error_band_*).
 -- Formulas: formulas.* macros (models/macros/create_formulas.sql), shared with `gpuprices estimate`.
 with reference_models as (
     select * from {{ ref('reference_models') }}
@@ -70,12 +74,42 @@ sized as (
     where gpu_precisions.dense_peak_tflops is not null
 ),
 
+clusters as (
+    select price_date, gpu_id, training_node_gpus, scale_out_network, max_training_gpus
+    from {{ ref('int_gpu_clusters__daily') }}
+    where {{ rebuilt_days_filter('price_date') }}
+),
+
+-- the GPU-hours of a run spanning GPUs (a GPU without a fabric loses efficiency across them), to size the plan
+spanning as (
+    select
+        sized.*,
+        coalesce(clusters.training_node_gpus, 1) as node_gpus,
+        coalesce(clusters.scale_out_network, 'none') as scale_out_network,
+        coalesce(clusters.max_training_gpus, 1) as max_cluster_gpus,
+        formulas.gpu_hours(flops, dense_peak_tflops, formulas.training_efficiency(
+            efficiency_family, training_precision, model_width, bf16_dense_tflops, memory_bandwidth_gbps, is_moe,
+            has_fast_interconnect, greatest(min_gpus, 2))) as spanning_gpu_hours
+    from sized
+    left join clusters using (price_date, gpu_id)
+    where min_gpus is not null
+),
+
+planned as (
+    select
+        *,
+        formulas.training_required_gpus(min_gpus, spanning_gpu_hours, {{ var('training_max_days') }}, node_gpus)
+            as required_gpus
+    from spanning
+),
+
 clustered as (
     select
         *,
-        greatest(min_gpus, {{ var('training_cluster_gpus') }}) as cluster_gpus
-    from sized
-    where min_gpus is not null
+        formulas.training_plan_gpus(required_gpus, max_cluster_gpus, {{ var('training_cluster_gpus') }})
+            as cluster_gpus,
+        required_gpus <= max_cluster_gpus as is_feasible
+    from planned
 ),
 
 timed as (
@@ -90,6 +124,14 @@ timed as (
 hours as (
     select *, formulas.gpu_hours(flops, dense_peak_tflops, mfu) as gpu_hours
     from timed
+),
+
+-- a feasible plan's cost (NULL for an infeasible one: it is listed with its reason, never ranked with a cost)
+feasible as (
+    select
+        *,
+        case when is_feasible then gpu_hours end as costed_gpu_hours
+    from hours
 )
 
 select
@@ -103,17 +145,41 @@ select
     mfu,
     formulas.efficiency_basis(efficiency_family) as efficiency_basis,
     gpu_hours,
+    formulas.error_band_low(gpu_hours) as gpu_hours_low,
+    formulas.error_band_high(gpu_hours) as gpu_hours_high,
+    formulas.error_band_basis(efficiency_family) as error_band_basis,
     min_gpus,
+    node_gpus,
+    scale_out_network,
+    max_cluster_gpus,
+    {{ var('training_max_days') }} as max_training_days,
+    required_gpus,
+    is_feasible,
+    formulas.training_infeasible_reason(min_gpus, required_gpus, max_cluster_gpus, scale_out_network, gpu_hours,
+                                        {{ var('training_max_days') }}) as infeasible_reason,
     cluster_gpus,
-    formulas.wall_clock_days(gpu_hours, cluster_gpus) as wall_clock_days,
-    cast(gpu_hours * on_demand_cheapest_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_on_demand_cheapest,
+    -- the days on the plan's cluster; for an infeasible plan, on the largest cluster it forms (NULL when the state
+    -- does not fit there)
+    case when min_gpus <= cluster_gpus then formulas.wall_clock_days(gpu_hours, cluster_gpus) end as wall_clock_days,
+    case when min_gpus <= cluster_gpus then formulas.wall_clock_days(formulas.error_band_high(gpu_hours), cluster_gpus)
+        end as wall_clock_days_high,
+    cast(costed_gpu_hours * on_demand_cheapest_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_on_demand_cheapest,
+    cast(formulas.error_band_low(costed_gpu_hours) * on_demand_cheapest_usd_per_gpu_hour as decimal(24, 2))
+        as cost_usd_on_demand_cheapest_low,
+    cast(formulas.error_band_high(costed_gpu_hours) * on_demand_cheapest_usd_per_gpu_hour as decimal(24, 2))
+        as cost_usd_on_demand_cheapest_high,
     coalesce(on_demand_provider_count, 0) as on_demand_provider_count,
-    cast(gpu_hours * on_demand_median_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_on_demand_median,
-    cast(gpu_hours * spot_cheapest_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_spot_cheapest,
-    cast(gpu_hours * spot_median_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_spot_median,
+    cast(costed_gpu_hours * on_demand_median_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_on_demand_median,
+    cast(formulas.error_band_low(costed_gpu_hours) * on_demand_median_usd_per_gpu_hour as decimal(24, 2))
+        as cost_usd_on_demand_median_low,
+    cast(formulas.error_band_high(costed_gpu_hours) * on_demand_median_usd_per_gpu_hour as decimal(24, 2))
+        as cost_usd_on_demand_median_high,
+    cast(costed_gpu_hours * spot_cheapest_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_spot_cheapest,
+    cast(costed_gpu_hours * spot_median_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_spot_median,
     formulas.owned_usd_per_gpu_hour(purchase_price_usd, tdp_w) as owned_usd_per_gpu_hour,
-    cast(gpu_hours * formulas.owned_usd_per_gpu_hour(purchase_price_usd, tdp_w) as decimal(24, 2)) as cost_usd_owned,
+    cast(costed_gpu_hours * formulas.owned_usd_per_gpu_hour(purchase_price_usd, tdp_w) as decimal(24, 2))
+        as cost_usd_owned,
     purchase_price_usd,
     purchase_price_basis,
     is_synthetic
-from hours
+from feasible
