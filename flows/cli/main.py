@@ -6,11 +6,11 @@ import argparse
 import os
 import sys
 
-from flows.cli import alerts, analysis, data, outlook, pipeline, signals, tools
+from flows.cli import alerts, analysis, data, explain, outlook, pipeline, signals, tools
 from flows.cli.common import UsageError, one_line
 from warehouse.db import WarehouseBusy
 
-GROUPS = (pipeline, data, analysis, signals, outlook, alerts, tools)
+GROUPS = (pipeline, data, analysis, explain, signals, outlook, alerts, tools)
 
 
 class OneLineParser(argparse.ArgumentParser):
