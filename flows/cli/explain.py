@@ -9,7 +9,7 @@ from datetime import date
 import duckdb
 
 from analytics.alerts.engine import RuleError, resolve_rule_gpu
-from flows.cli.common import UsageError, json_text, one_line
+from flows.cli.common import UsageError, json_text, one_line, positive
 from warehouse import db
 from warehouse.explain import ExplainError, explain_index, explain_price, explain_training, render
 from warehouse.markets import MARKETS
@@ -84,7 +84,7 @@ def register(commands) -> None:
                              epilog=EXIT_EPILOG)
     index.add_argument("gpu", help="a GPU (canonical id or alias)")
     index.add_argument("--market", default="on_demand", help="the market (default on_demand)")
-    index.add_argument("--days", type=int, default=7, help="the move from the first index day within this many "
+    index.add_argument("--days", type=positive(int, "a number of days"), default=7, help="the move from the first index day within this many "
                                                            "days before (default 7, the overview's week)")
     common(index)
 

@@ -256,3 +256,15 @@ def test_explain_says_when_a_landed_document_was_changed(planted, tmp_path):
         assert "MISMATCH" in text
     finally:
         path.write_bytes(original)
+
+
+def test_explain_answers_for_an_index_move_and_a_training_cost_and_refuses_what_is_not_there(planted):
+    index = json.loads(gpuprices(planted, "explain", "index", "h100-sxm5-80gb", "--json").stdout)
+    assert index["matches"] and index["steps"] and index["provider_prices_checked"]
+    training = json.loads(gpuprices(planted, "explain", "training", "llama-3.1-70b", "--no-verify", "--json").stdout)
+    assert training["matches"] and [f["figure"] for f in training["figures"]][-1] == "cost on-demand"
+    for arguments, named in ((["price", "no-such-gpu"], "unknown GPU"),
+                             (["price", PLANTED_GPU, "--date", "2020-01-01"], "no on_demand offer")):
+        result = gpuprices(planted, "explain", *arguments, check=False)
+        assert result.returncode == 2 and named in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
