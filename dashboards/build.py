@@ -99,6 +99,10 @@ def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
     env.filters.update(money=_money, number=_number, percent=_percent, chance=_chance, skill=_skill, when=_when,
                        safe_url=_safe_url, figure=figure_text)
+    # ages by the clock and the explanation links: render() sets them for its clock and the pages it writes; a
+    # template rendered on its own measures against now and links nothing
+    env.globals.update(age=age_of, explained=lambda *_key: None, index_explained=lambda *_key: None,
+                       training_explained=lambda *_key: None, stale_after_days=stale_after_days())
     return env
 
 
