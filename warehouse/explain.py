@@ -74,6 +74,14 @@ def _raw_channel(offer: dict) -> str:
     return "retail" if offer["price_unit"] == "card" else "cloud"
 
 
+def gpu_count_fraction(count: Decimal) -> Fraction:
+    """The GPU count the parser gave, from the count raw.offers keeps to 6 decimals: a shared GPU's 1/3 is stored as
+    0.333333, read back as the nearest fraction with a denominator up to 100 that rounds to it (1/3, 1/6, 1/8...)."""
+    stored = Fraction(count)
+    nearest = stored.limit_denominator(100)
+    return nearest if abs(nearest - stored) <= Fraction(1, 2_000_000) else stored
+
+
 def recomputed_per_unit(offer: dict) -> Decimal | None:
     """The price per GPU-hour or per card in the offer's currency, from the price as given, its unit and GPU count,
     by the load's own rule (warehouse/normalize.py price_per_unit)."""
@@ -81,7 +89,7 @@ def recomputed_per_unit(offer: dict) -> Decimal | None:
         return None
     return price_per_unit(Offer(
         source=offer["source"], channel=_raw_channel(offer), provider=offer["provider"], offer_id=offer["offer_id"],
-        raw_gpu_name="", gpu_id=offer["gpu_id"], gpu_count=Fraction(offer["gpu_count"]),
+        raw_gpu_name="", gpu_id=offer["gpu_id"], gpu_count=gpu_count_fraction(offer["gpu_count"]),
         pricing_type=offer["pricing_type"], price=offer["price"], currency=offer["currency"],
         price_unit=offer["price_unit"], term_months=offer["term_months"]))
 
@@ -99,7 +107,9 @@ def recomputed_unit_usd(offer: dict) -> Decimal | None:
 
 
 def _gpus(count) -> str:
-    return f"{_plain(count)} GPU{'' if count == 1 else 's'}"
+    exact = gpu_count_fraction(count) if count is not None else None
+    shown = _plain(count) if exact is None or exact.denominator == 1 or Fraction(count) == exact else str(exact)
+    return f"{shown} GPU{'' if count == 1 else 's'}"
 
 
 def conversion_words(offer: dict) -> str:

@@ -84,3 +84,15 @@ def test_a_card_priced_in_euros_for_two_gpus_converts_at_the_ecb_rate_per_card()
                  price_per_unit=Decimal("1.25"), unit_price_usd=Decimal("1.25"), market="reserved_1y")
     assert recomputed_unit_usd(term) == Decimal("1.25")
     assert "/ (12 months x 730 h) / 8 GPUs" in conversion_words(term)
+
+
+def test_a_shared_gpus_count_stored_to_six_decimals_recomputes_exactly():
+    """Azure's NV6ads A10 v5 rents a sixth of an A10: raw.offers keeps the count as 0.166667 and the load's price
+    per GPU-hour from the exact 1/6 (0.454 x 6 = 2.724, not 0.454 / 0.166667 = 2.723995)."""
+    sixth = offer("azure", "0.454", gpu_count=Decimal("0.166667"), price_per_unit=Decimal("2.724000"),
+                  unit_price_usd=Decimal("2.724"))
+    found = price_explanation("a10-24gb", "on_demand", DAY, [{**sixth, "gpu_id": "a10-24gb"}],
+                              {"min_price_usd": Decimal("2.724"), "median_price_usd": Decimal("2.724"),
+                               "offer_count": 1, "provider_count": 1}, None)
+    assert found["offers"][0]["recomputed_price_per_unit"] == Decimal("2.724000") and found["conversions_match"]
+    assert "0.454 USD per instance-hour / 1/6 GPUs" in found["offers"][0]["conversion"]
