@@ -256,30 +256,33 @@ def price_explanation(gpu_id: str, market: str, day: date, offers: list[dict], p
     mine = [_with_checks(o) for o in _market_offers(offers, gpu_id, market)]
     counted = [o for o in mine if o["rule"] == "counted"]
     in_market = [o for o in mine if o["rule"] in MARKET_RULES]
+    # each provider's price: the offer int_provider_prices__daily takes (the model's choice, read from its column),
+    # at the USD price recomputed from its price as given
     providers: dict[str, dict] = {}
-    for offer in in_market:  # each provider's price: its cheapest market offer (int_provider_prices__daily)
-        best = providers.get(offer["provider"])
-        if best is None or offer["unit_price_usd"] < best["unit_price_usd"]:
-            providers[offer["provider"]] = offer
+    for offer in (o for o in in_market if o["is_provider_price"]):
+        providers.setdefault(offer["provider"], offer)
     suspect = {o["provider"] for o in in_market if o["rule"] == "suspect"}
     credible = {name: o for name, o in providers.items() if name not in suspect}
     cheapest = min(counted, key=lambda o: (o["unit_price_usd"], o["provider"], o["source"]), default=None)
+    recomputed = [o["recomputed_unit_price_usd"] for o in counted]
     credible_min = min(credible.values(), key=lambda o: (o["unit_price_usd"], o["provider"]), default=None)
     prices_row, market_row = prices_row or {}, market_row or {}
     figures = [
         _figure("cheapest", "marts.gpu_prices_daily.min_price_usd", prices_row.get("min_price_usd"),
-                cheapest and cheapest["unit_price_usd"], "the lowest USD price per unit of the counted offers"),
+                min(recomputed, default=None) if None not in recomputed else None,
+                "the lowest USD price per unit of the counted offers, each from its price as given"),
         _figure("median across offers", "marts.gpu_prices_daily.median_price_usd", prices_row.get("median_price_usd"),
-                _median([o["unit_price_usd"] for o in counted]), "the median of the counted offers' prices"),
+                _median(recomputed) if None not in recomputed else None, "the median of the counted offers' prices"),
         _figure("offers counted", "marts.gpu_prices_daily.offer_count", prices_row.get("offer_count"),
                 len(counted) if counted else None, "the offers with rule counted", Decimal(0)),
         _figure("providers counted", "marts.gpu_prices_daily.provider_count", prices_row.get("provider_count"),
                 len({o["provider"] for o in counted}) if counted else None, "their providers", Decimal(0)),
         _figure("providers' median", "marts.gpu_market_prices_daily.median_price_usd",
-                market_row.get("median_price_usd"), _median([o["unit_price_usd"] for o in providers.values()]),
+                market_row.get("median_price_usd"),
+                _median([o["recomputed_unit_price_usd"] for o in providers.values()]),
                 "the median of one price per provider (its cheapest market offer, suspect or not)"),
         _figure("credible minimum", "marts.gpu_market_prices_daily.credible_min_price_usd",
-                market_row.get("credible_min_price_usd"), credible_min and credible_min["unit_price_usd"],
+                market_row.get("credible_min_price_usd"), credible_min and credible_min["recomputed_unit_price_usd"],
                 "the lowest provider price that is not suspect"),
         _figure("providers in the market", "marts.gpu_market_prices_daily.provider_count",
                 market_row.get("provider_count"), len(providers) if providers else None,

@@ -124,7 +124,7 @@ select
     decided.rule = 'counted' as is_counted,
     case decided.rule
         when 'counted' then
-            case when decided.unit_price_usd = decided.provider_price_usd
+            case when cast(decided.unit_price_usd as decimal(18, 6)) = decided.provider_price_usd
                       and decided.source = decided.provider_price_source
                 then 'counted: ' || decided.provider || '''s price that day (its cheapest offer after the source preference)'
                 else 'counted: one of ' || decided.provider || '''s offers (its price that day: '
@@ -150,8 +150,10 @@ select
         when 'suspect' then 'suspect: ' || coalesce(decided.suspect_reason, decided.provider || '''s price that day')
         else 'set aside by int_offers__credible_daily' || coalesce(': ' || decided.suspect_reason, '')
     end as rule_reason,
-    decided.rule = 'counted'
-        and decided.unit_price_usd = decided.provider_price_usd
+    -- the offer int_provider_prices__daily takes as its provider's price (counted or set aside with its provider),
+    -- compared as that model keeps the price (DECIMAL(18, 6))
+    decided.rule in ('counted', 'suspect', 'not_credible')
+        and cast(decided.unit_price_usd as decimal(18, 6)) = decided.provider_price_usd
         and decided.source = decided.provider_price_source as is_provider_price,
     decided.provider_price_usd,
     decided.provider_price_source,

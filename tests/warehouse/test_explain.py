@@ -22,7 +22,8 @@ def offer(provider: str, usd: str, rule: str = "counted", **changes) -> dict:
         "gpu_count": Decimal(1), "term_months": None, "price": Decimal(usd), "currency": "USD",
         "price_unit": "instance_hour", "price_per_unit": Decimal(usd), "fx_rate_date": None, "fx_usd_per_unit": None,
         "unit_price_usd": Decimal(usd), "rule": rule, "is_counted": rule == "counted", "rule_reason": rule,
-        "is_provider_price": rule == "counted", "provider_price_usd": Decimal(usd), "provider_price_source": provider,
+        "is_provider_price": rule in ("counted", "suspect", "not_credible"), "provider_price_usd": Decimal(usd),
+        "provider_price_source": provider,
         "observed_at": datetime(2026, 5, 1, 23, tzinfo=UTC), "is_carried_forward": False, "is_synthetic": False,
         "run_id": f"{provider}-run", "parser_version": 1, "data_origin": "captured", "landing_ref": "", "url": None,
     }
