@@ -333,6 +333,12 @@ def render(data: DashboardData, target: Path, now: datetime | None = None) -> li
     gpu_rows = _gpu_rows(data)
     written = []
 
+    def dated(chart: dict) -> dict:
+        """A headline chart of the newest day's prices says that day, and its age when over the stale limit."""
+        if prices_age is not None and prices_age.is_stale:
+            chart["layout"]["title"] = {"text": f"prices of {prices_age.label()}", "font": {"size": 13}}
+        return chart
+
     def page(template: str, path: str, root: str = "", **context) -> None:
         html = env.get_template(template).render(**{**common, **context}, root=root)
         (target / path).parent.mkdir(parents=True, exist_ok=True)
@@ -344,11 +350,11 @@ def render(data: DashboardData, target: Path, now: datetime | None = None) -> li
          outlook_drops=data.outlook_drops, outlook_rises=data.outlook_rises,
          headline_includes_marketplaces=data.headline_includes_marketplaces,
          failures=data.failures,
-         charts={"rent_best": _bar(data.rent_best, "bf16_dense_tflops_per_usd",
-                                   "BF16 dense TFLOPS-hours per USD"),
-                 "buy_best": _bar(data.buy_best, "bf16_dense_tflops_per_usd", "BF16 dense TFLOPS per USD")})
+         charts={"rent_best": dated(_bar(data.rent_best, "bf16_dense_tflops_per_usd",
+                                         "BF16 dense TFLOPS-hours per USD")),
+                 "buy_best": dated(_bar(data.buy_best, "bf16_dense_tflops_per_usd", "BF16 dense TFLOPS per USD"))})
     page("gpus.html", "gpus.html", title="GPUs", gpu_rows=gpu_rows,
-         charts={"memory_vs_price": _memory_vs_price_chart(gpu_rows)})
+         charts={"memory_vs_price": dated(_memory_vs_price_chart(gpu_rows))})
     for gpu in data.gpus:
         offers_date = gpu.cheapest_offers[0]["price_date"] if gpu.cheapest_offers else None
         gpu_latest = max((r["price_date"] for r in gpu.prices), default=None)
