@@ -336,7 +336,7 @@ def render(data: DashboardData, target: Path, now: datetime | None = None) -> li
     def dated(chart: dict) -> dict:
         """A headline chart of the newest day's prices says that day, and its age when over the stale limit."""
         if prices_age is not None and prices_age.is_stale:
-            chart["layout"]["title"] = {"text": f"prices of {prices_age.label()}", "font": {"size": 13}}
+            chart["layout"]["title"] = {"text": f"prices of {prices_age.day}: {prices_age.words()}", "font": {"size": 13}}
         return chart
 
     def page(template: str, path: str, root: str = "", **context) -> None:
