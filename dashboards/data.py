@@ -101,9 +101,9 @@ def load(path=None, read_only: bool = True) -> DashboardData:
     open and DuckDB refuses a second connection to the file with another configuration."""
     if not read_only:
         with open_for_writing(path) as connection:
-            return load_from(connection)
+            return load_explanations(connection, load_from(connection))
     with open_for_reading(path) as connection:  # the snapshot while a run writes
-        return load_from(connection)
+        return load_explanations(connection, load_from(connection))
 
 
 def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
@@ -174,14 +174,17 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     data.assumptions = _rows(connection, "SELECT * FROM monitoring.estimate_assumptions ORDER BY name")
     data.unmatched = _rows(connection, "SELECT * FROM monitoring.unmatched_gpu_names ORDER BY source, raw_gpu_name")
     data.suspect_prices = _rows(connection, SUSPECT_PRICES_SQL)
-    _load_explanations(connection, data)
     return data
 
 
-def _load_explanations(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> None:
+def load_explanations(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> DashboardData:
     """The explanation of every price, index move and training cost a page shows as a headline: the overview's
     rankings, moves, buy signals and outlooks, the GPU list's cheapest rentals, each GPU page's latest prices and
-    verdicts, the training page's cheapest costs. One read of the offers of the days they are from."""
+    verdicts, the training page's cheapest costs. One batch after the pages' own queries (load_from): one read of
+    the offers of the days they are from (marts.offer_decisions_daily), seconds, not a page query
+    (`gpuprices bench build` times it apart)."""
+    if data.latest_date is None:
+        return data
     latest = data.latest_date
     wanted = [(r["gpu_id"], r["market"], latest) for r in data.rent_best]
     wanted += [(r["gpu_id"], "retail_new", latest) for r in data.buy_best if r["purchase_price_basis"] == "street_new"]
@@ -211,6 +214,7 @@ def _load_explanations(connection: duckdb.DuckDBPyConnection, data: DashboardDat
                     # its offers are on the price's own page: listed once
                     price={**data.price_explanations[(setup["gpu_id"], "on_demand", latest)], "offers": [],
                            "offers_listed": 0})
+    return data
 
 
 def _load_runs(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> None:
