@@ -18,6 +18,7 @@ import duckdb
 
 from scrapers.gpu_names import resolve_typed
 from warehouse import db
+from warehouse.freshness import age_of
 
 _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 # The largest count a request may give: a quadrillion parameters or tokens (1e15; the largest published runs are
@@ -396,6 +397,8 @@ def estimate(request: EstimateRequest) -> list[dict]:
     for row in rows:
         row["model"] = request.model.name
         row["activations_counted"] = bool(request.model.layers and request.model.d_model) or request.inference
+        age = age_of(row["price_date"])  # by the clock (warehouse/freshness.py): a months-old price says so
+        row["price_age_days"], row["price_is_stale"] = (age.days, age.is_stale) if age else (None, None)
     return rows
 
 
@@ -505,7 +508,8 @@ def format_rows(rows: list[dict], inference: bool) -> str:
         [(header.format(term=term), width, cell) for header, width, cell in _TERM_COLUMNS[view]] if term else [])
     lines = [_cells([header for header, _, _ in columns], columns) + "  prices of"]
     for row in rows:
-        notes = [str(row["price_date"] or "no price today")]
+        notes = [str(row["price_date"] or "no price today")
+                 + (f" ({row['price_age_days']} days old: stale)" if row.get("price_is_stale") else "")]
         if row.get("on_demand_cheapest_provider"):  # the offer behind the cheapest cost
             notes.append(f"cheapest: {row['on_demand_cheapest_provider']} via {row['on_demand_cheapest_source']} "
                          f"at ${float(row['on_demand_cheapest_usd_per_gpu_hour']):,.2f}/GPU-h")

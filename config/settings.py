@@ -108,6 +108,10 @@ SETTINGS = (
     Setting('GPUPRICES_HEADLINE_MARKETPLACES', '1',
             '`0`: the dashboards\' cheapest-rental headline leaves out peer-to-peer marketplace asks (channel '
             '`marketplace`); they keep their own rows in the marts either way'),
+    Setting('GPUPRICES_STALE_AFTER_DAYS', '14',
+            'a price, buy verdict, outlook or source whose day is more than this many days before the clock\'s UTC '
+            'date is stale: the site shows it with its date and greyed (never a "buy now"), `status` and every '
+            'command that shows a headline say so (warehouse/freshness.py)'),
 )
 _KNOWN = {setting.name for setting in SETTINGS}
 
@@ -203,6 +207,20 @@ def alerts_path() -> Path:
 
 def headline_includes_marketplaces() -> bool:
     return (raw("GPUPRICES_HEADLINE_MARKETPLACES") or "1").strip() not in ("0", "false", "no")
+
+
+def stale_after_days() -> int:
+    """GPUPRICES_STALE_AFTER_DAYS: a whole number of days, 0 or more (warehouse/freshness.py)."""
+    value = raw("GPUPRICES_STALE_AFTER_DAYS")
+    if value is None:
+        return 14
+    try:
+        days = int(value)
+    except ValueError:
+        days = -1
+    if days < 0:
+        raise ValueError(f"GPUPRICES_STALE_AFTER_DAYS must be a whole number of days (0 or more), not {value!r}")
+    return days
 
 
 def faults_path() -> Path | None:

@@ -6,14 +6,17 @@ blocks with `<`, `>` and `&` escaped, and only http(s) links become links."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+from decimal import Decimal
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from config.settings import data_home
+from config.settings import data_home, stale_after_days
 from analytics.outlook import MIN_HISTORY_DAYS
 from dashboards.data import (
     OUTLOOK_CURRENT_DAYS,
@@ -32,6 +35,8 @@ from dashboards.gpu_charts import (
     plain,
     price_charts,
 )
+from warehouse.explain import figure_text
+from warehouse.freshness import age_of, clock, source_age
 from warehouse.markets import MARKETS
 
 HERE = Path(__file__).resolve().parent
@@ -104,7 +109,12 @@ def _safe_url(value) -> str | None:
 def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
     env.filters.update(money=_money, number=_number, percent=_percent, chance=_chance, skill=_skill, when=_when,
-                       safe_url=_safe_url, short_money=_short_money)
+                       safe_url=_safe_url, figure=figure_text,
+                       short_money=_short_money)
+    # ages by the clock and the explanation links: render() sets them for its clock and the pages it writes; a
+    # template rendered on its own measures against now and links nothing
+    env.globals.update(age=age_of, explained=lambda *_key: None, index_explained=lambda *_key: None,
+                       training_explained=lambda *_key: None, stale_after_days=stale_after_days())
     return env
 
 
@@ -197,6 +207,8 @@ def _gpu_rows(data: DashboardData) -> list[dict]:
         rows.append({"gpu_id": page.gpu_id, "name": page.name, "memory_gib": memory,
                      "on_demand": latest["on_demand"]["min_price_usd"] if "on_demand" in latest else None,
                      "spot": latest["spot"]["min_price_usd"] if "spot" in latest else None,
+                     "on_demand_market": latest.get("on_demand", {}).get("market"),
+                     "spot_market": latest.get("spot", {}).get("market"),
                      "is_synthetic": any(r["is_synthetic"] for r in latest.values()),
                      "on_demand_is_synthetic": latest.get("on_demand", {}).get("is_synthetic", False),
                      "last_date": max(r["price_date"] for r in page.prices)})
@@ -256,9 +268,57 @@ def outlook_charts(gpu: GpuPage) -> list[tuple[dict, dict]]:
     return found
 
 
+# -- explanations (gpuprices explain, written beside the pages) ---------------------------------------------------
+def _slug(text: str) -> str:
+    """A file name part from an id of our own (GPU, market, model): anything but [a-z0-9._-] becomes '_'."""
+    return re.sub(r"[^a-z0-9._-]", "_", str(text).lower())
+
+
+def price_explanation_path(gpu_id: str, market: str, day: date) -> str:
+    return f"explain/{_slug(gpu_id)}/{_slug(market)}-{day.isoformat()}.html"
+
+
+def index_explanation_path(gpu_id: str, market: str, day: date) -> str:
+    return f"explain/{_slug(gpu_id)}/{_slug(market)}-index-{day.isoformat()}.html"
+
+
+def training_explanation_path(model_id: str, precision: str, day: date) -> str:
+    return f"explain/training/{_slug(model_id)}-{_slug(precision)}-{day.isoformat()}.html"
+
+
+def _json_default(value):
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def _explanation_json(found: dict) -> str:
+    """What `gpuprices explain ... --json` prints for the headline (the offers listed up to the page's bound)."""
+    return json.dumps(found, default=_json_default, ensure_ascii=False, allow_nan=False)
+
+
+def _explanations(data: DashboardData, now: datetime) -> list[tuple[str, dict]]:
+    """(page path, explanation) of every explained headline, each with its age by the build's clock."""
+    found = []
+    for (gpu_id, market, day), explanation in data.price_explanations.items():
+        found.append((price_explanation_path(gpu_id, market, day), explanation))
+    for (gpu_id, market, day), explanation in data.index_explanations.items():
+        found.append((index_explanation_path(gpu_id, market, day), explanation))
+    for (model_id, precision, day), explanation in data.training_explanations.items():
+        found.append((training_explanation_path(model_id, precision, day), explanation))
+    for _, explanation in found:
+        age = age_of(explanation["price_date"], now)
+        explanation["age"] = age.as_dict() if age else None
+    return found
+
+
 # -- the site -----------------------------------------------------------------------------------------------------
-def render(data: DashboardData, target: Path) -> list[Path]:
-    """Write every page of the site into `target` (which must not exist yet); the pages written."""
+def render(data: DashboardData, target: Path, now: datetime | None = None) -> list[Path]:
+    """Write every page of the site into `target` (which must not exist yet); the pages written. `now`: the clock the
+    pages measure every age against (default: the build's)."""
+    now = now or clock()
     env = environment()
     (target / "gpu").mkdir(parents=True)
     assets = target / "assets"
@@ -267,15 +327,39 @@ def render(data: DashboardData, target: Path) -> list[Path]:
         shutil.copy(HERE / "assets" / name, assets / name)
     shutil.copy(_plotly_js(), assets / "plotly.min.js")
 
+    def explained(gpu_id, market, day) -> str | None:
+        """The page explaining a GPU x market x day's price, where the site wrote one."""
+        return price_explanation_path(gpu_id, market, day) if (gpu_id, market, day) in data.price_explanations else None
+
+    def index_explained(gpu_id, market, day) -> str | None:
+        return index_explanation_path(gpu_id, market, day) if (gpu_id, market, day) in data.index_explanations else None
+
+    def training_explained(model_id, precision, day) -> str | None:
+        key = (model_id, precision, day)
+        return training_explanation_path(*key) if key in data.training_explanations else None
+
+    env.globals.update(age=lambda day: age_of(day, now), explained=explained, index_explained=index_explained,
+                       training_explained=training_explained)
+    for row in data.freshness:  # each source by the clock (warehouse/freshness.py), as `gpuprices status` says
+        row["by_clock"] = source_age(row["last_loaded_at"], now, row["is_imported"])
+    prices_age = age_of(data.latest_date, now)
     common = {"latest_date": data.latest_date, "has_synthetic": data.has_synthetic,
               "outlook_horizon": OUTLOOK_HORIZON_DAYS, "outlook_current_days": OUTLOOK_CURRENT_DAYS,
               "outlook_needed_days": MIN_HISTORY_DAYS + OUTLOOK_HORIZON_DAYS,
-              "built_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+              "prices_age": prices_age, "page_age": prices_age, "stale_after_days": stale_after_days(),
+              "built_at": now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")}
     gpu_rows = _gpu_rows(data)
     written = []
 
+    def dated(chart: dict) -> dict:
+        """A headline chart of the newest day's prices says that day, and its age when over the stale limit."""
+        if prices_age is not None and prices_age.is_stale:
+            chart["layout"]["title"] = {"text": f"prices of {prices_age.day}: {prices_age.words()}", "font": {"size": 13}}
+        return chart
+
     def page(template: str, path: str, root: str = "", **context) -> None:
-        html = env.get_template(template).render(**common, root=root, **context)
+        html = env.get_template(template).render(**{**common, **context}, root=root)
+        (target / path).parent.mkdir(parents=True, exist_ok=True)
         (target / path).write_text(html, encoding="utf-8")
         written.append(target / path)
 
@@ -284,15 +368,18 @@ def render(data: DashboardData, target: Path) -> list[Path]:
          outlook_drops=data.outlook_drops, outlook_rises=data.outlook_rises,
          headline_includes_marketplaces=data.headline_includes_marketplaces,
          failures=data.failures,
-         charts={"rent_best": _bar(data.rent_best, "bf16_dense_tflops_per_usd",
-                                   "BF16 dense TFLOPS-hours per USD"),
-                 "buy_best": _bar(data.buy_best, "bf16_dense_tflops_per_usd", "BF16 dense TFLOPS per USD")})
+         charts={"rent_best": dated(_bar(data.rent_best, "bf16_dense_tflops_per_usd",
+                                         "BF16 dense TFLOPS-hours per USD")),
+                 "buy_best": dated(_bar(data.buy_best, "bf16_dense_tflops_per_usd", "BF16 dense TFLOPS per USD"))})
     page("gpus.html", "gpus.html", title="GPUs", gpu_rows=gpu_rows,
-         charts={"memory_vs_price": _memory_vs_price_chart(gpu_rows)})
+         charts={"memory_vs_price": dated(_memory_vs_price_chart(gpu_rows))})
     for gpu in data.gpus:
         offers_date = gpu.cheapest_offers[0]["price_date"] if gpu.cheapest_offers else None
+        gpu_latest = max((r["price_date"] for r in gpu.prices), default=None)
         page("gpu.html", f"gpu/{gpu.gpu_id}.html", root="../", title=gpu.name, gpu=gpu,
-             any_deal=any(v["buy_now"] and v["as_of"] == data.latest_date for v in gpu.verdicts),
+             page_age=age_of(gpu_latest, now),
+             any_deal=any(v["buy_now"] and v["as_of"] == data.latest_date and not age_of(v["as_of"], now).is_stale
+                          for v in gpu.verdicts),
              series_charts=price_charts(gpu.prices), index_chart=index_chart(gpu.price_index), gap_days=GAP_DAYS,
              provider_move_days=PROVIDER_MOVE_DAYS, outlook_charts=outlook_charts(gpu),
              offers_date=offers_date)
@@ -305,6 +392,10 @@ def render(data: DashboardData, target: Path) -> list[Path]:
     page("sources.html", "sources.html", title="Sources", freshness=data.freshness, failures=data.failures,
          quarantine=data.quarantine, unmatched=data.unmatched, suspect_prices=data.suspect_prices, runs=data.runs,
          charts={"runs_per_day": _runs_chart(data.runs_per_day)})
+    for path, explanation in _explanations(data, now):
+        page("explain.html", path, root="../../", title=f"How {explanation['headline']} is made", e=explanation,
+             page_age=age_of(explanation["price_date"], now), json_name=Path(path).with_suffix(".json").name)
+        (target / path).with_suffix(".json").write_text(_explanation_json(explanation), encoding="utf-8")
     return written
 
 
@@ -317,13 +408,14 @@ def _plotly_js() -> Path:
     return path
 
 
-def build(data: DashboardData | None = None, site: Path | None = None) -> list[Path]:
-    """Build the site beside the old one and swap it in, so a reader never sees half a site."""
+def build(data: DashboardData | None = None, site: Path | None = None, now: datetime | None = None) -> list[Path]:
+    """Build the site beside the old one and swap it in, so a reader never sees half a site. `now`: the clock its
+    ages are measured against (default: the build's)."""
     data = data if data is not None else load()
     site = site or site_root()
     staging, old = site.with_name(f".{site.name}.new"), site.with_name(f".{site.name}.old")
     shutil.rmtree(staging, ignore_errors=True)
-    written = render(data, staging)
+    written = render(data, staging, now)
     shutil.rmtree(old, ignore_errors=True)
     if site.exists():
         site.rename(old)

@@ -19,6 +19,7 @@ from config.settings import headline_includes_marketplaces
 from warehouse.build import carry_forward_days
 from warehouse.db import fetch_dicts as _rows
 from warehouse.db import open_for_reading, open_for_writing
+from warehouse.explain import ExplainError, explain_index, explain_training, price_explanations
 from warehouse.markets import MARKETS
 from warehouse.status import SUSPECT_PRICES_SQL, staleness
 
@@ -28,6 +29,9 @@ PROVIDER_MOVES_PER_GPU = 12  # the largest of them
 OUTLOOK_HORIZON_DAYS = 30  # the outlook the pages show (the daily build writes this horizon)
 OUTLOOK_CURRENT_DAYS = 7  # the overview lists a series' outlook made within this many days of the newest price day
 OUTLOOKS_LISTED = 8  # per overview list (most likely to drop, most likely to rise)
+# offers listed on one explanation page (the counted ones first, cheapest first; the figures are recomputed from all
+# of them): a page stays under a few hundred KB however many offers a marketplace lists
+EXPLAINED_OFFERS = 100
 # The model's drop chances and its percentiles come from separate fits: a chance this far under what its own
 # percentiles imply is shown as a disagreement (outlook_disagreement)
 DISAGREEMENT_MARGIN = 0.25
@@ -87,6 +91,11 @@ class DashboardData:
     # the series whose current outlook most likely drops / rises within OUTLOOK_HORIZON_DAYS (outlook_lists)
     outlook_drops: list[dict] = field(default_factory=list)
     outlook_rises: list[dict] = field(default_factory=list)
+    # what `gpuprices explain` says of each headline the pages show (warehouse/explain.py): by (gpu_id, market, day)
+    # for a price, (gpu_id, market, day) for an index move, (model_id, precision, day) for a training cost
+    price_explanations: dict = field(default_factory=dict)
+    index_explanations: dict = field(default_factory=dict)
+    training_explanations: dict = field(default_factory=dict)
 
     @property
     def has_synthetic(self) -> bool:
@@ -98,9 +107,9 @@ def load(path=None, read_only: bool = True) -> DashboardData:
     open and DuckDB refuses a second connection to the file with another configuration."""
     if not read_only:
         with open_for_writing(path) as connection:
-            return load_from(connection)
+            return load_explanations(connection, load_from(connection))
     with open_for_reading(path) as connection:  # the snapshot while a run writes
-        return load_from(connection)
+        return load_explanations(connection, load_from(connection))
 
 
 def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
@@ -110,7 +119,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     if latest is None:  # nothing priced yet (a new home, every source failed): the pages say so, and why
         return data
     data.rent_best = _rows(connection, """
-        SELECT gpu_id, channel, min_price_usd, provider_count, bf16_dense_tflops_per_usd, fp8_dense_tflops_per_usd,
+        SELECT gpu_id, channel, market, min_price_usd, provider_count, bf16_dense_tflops_per_usd, fp8_dense_tflops_per_usd,
                memory_gib_per_usd, is_synthetic
         FROM marts.price_performance_daily
         WHERE price_date = ? AND price_per = 'gpu_hour' AND market IN ('on_demand', 'marketplace_on_demand')
@@ -174,6 +183,46 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     data.assumptions = _rows(connection, "SELECT * FROM monitoring.estimate_assumptions ORDER BY name")
     data.unmatched = _rows(connection, "SELECT * FROM monitoring.unmatched_gpu_names ORDER BY source, raw_gpu_name")
     data.suspect_prices = _rows(connection, SUSPECT_PRICES_SQL)
+    return data
+
+
+def load_explanations(connection: duckdb.DuckDBPyConnection, data: DashboardData) -> DashboardData:
+    """The explanation of every price, index move and training cost a page shows as a headline: the overview's
+    rankings, moves, buy signals and outlooks, the GPU list's cheapest rentals, each GPU page's latest prices and
+    verdicts, the training page's cheapest costs. One batch after the pages' own queries (load_from): one read of
+    the offers of the days they are from (marts.offer_decisions_daily), seconds, not a page query
+    (`gpuprices bench build` times it apart)."""
+    if data.latest_date is None:
+        return data
+    latest = data.latest_date
+    wanted = [(r["gpu_id"], r["market"], latest) for r in data.rent_best]
+    wanted += [(r["gpu_id"], "retail_new", latest) for r in data.buy_best if r["purchase_price_basis"] == "street_new"]
+    wanted += [(r["gpu_id"], r["market"], latest) for r in data.moves]
+    wanted += [(r["gpu_id"], r["market"], r["as_of"]) for r in data.good_deals]
+    wanted += [(r["gpu_id"], r["market"], r["price_date"]) for r in data.outlook_drops + data.outlook_rises]
+    for page in data.gpus:
+        wanted += [(r["gpu_id"], r["market"], r["price_date"]) for r in page.signals]
+        wanted += [(r["gpu_id"], r["market"], r["as_of"]) for r in page.verdicts]
+        wanted += [(r["gpu_id"], r["market"], r["price_date"]) for r in page.prices
+                   if r["price_date"] == latest and r["price_per"] == "gpu_hour"]
+    for model in data.training_cheapest:
+        wanted += [(setup["gpu_id"], "on_demand", latest) for setup in (model["bf16"], model["fp8"]) if setup]
+    data.price_explanations = price_explanations(connection, wanted, listed=EXPLAINED_OFFERS)
+    for row in data.moves:
+        try:
+            data.index_explanations[(row["gpu_id"], row["market"], latest)] = explain_index(
+                connection, row["gpu_id"], row["market"], latest,
+                price_today=data.price_explanations[(row["gpu_id"], row["market"], latest)])
+        except ExplainError:
+            continue
+    for model in data.training_cheapest:
+        for setup in (model["bf16"], model["fp8"]):
+            if setup:
+                data.training_explanations[(model["model_id"], setup["training_precision"], latest)] = explain_training(
+                    connection, model["model_id"], setup["gpu_id"], setup["training_precision"], latest,
+                    # its offers are on the price's own page: listed once
+                    price={**data.price_explanations[(setup["gpu_id"], "on_demand", latest)], "offers": [],
+                           "offers_listed": 0})
     return data
 
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from scrapers.cloud.skypilot import catalog_notes
 from warehouse import db
 from warehouse.build import carry_forward_days
+from warehouse.freshness import age_of, source_age
 from warehouse.incidents import listed as listed_incidents
 from warehouse.incidents import render_line as incident_line
 
@@ -26,16 +27,21 @@ DAYS_BEHIND_NEWEST_SQL = """date_diff('day', timezone('UTC', last_loaded_at)::da
     (SELECT max(timezone('UTC', observed_at)::date) FROM raw.ingest_runs))"""
 
 
+IN_NEWEST_DAY = "in the newest day's figures"
+
+
 def staleness(days_behind: int | None, carry_days: int, imported: bool = False) -> str:
     """A source's state in the daily tables, from how many days its last loaded run is behind the newest run day:
-    fresh, stale but carried forward (int_offers__daily.is_carried_forward), or dropped. A source whose every run
-    came from `gpuprices import prices` is history, not a feed: it has no freshness."""
+    in the newest day's figures, stale but carried forward (int_offers__daily.is_carried_forward), or dropped. This
+    is no clock: a warehouse whose newest day is months old has every source in its newest day's figures (how old
+    they are by the clock: warehouse/freshness.py source_age). A source whose every run came from `gpuprices import
+    prices` is history, not a feed: it has no freshness."""
     if imported:
         return "imported history (gpuprices import prices): no daily feed to be fresh or stale"
     if days_behind is None:
         return "never loaded"
     if days_behind <= 0:
-        return "fresh"
+        return IN_NEWEST_DAY
     if days_behind <= carry_days:
         return f"stale: last good snapshot carried forward ({days_behind} of {carry_days} days)"
     return f"stale: dropped from the daily figures ({days_behind} days without a good run)"
@@ -81,8 +87,9 @@ def status() -> dict:
         carry_days = carry_forward_days()
         notes = catalog_notes()  # which catalog schema each discovering SkyPilot source read, and why
         for row in sources:
-            loaded = row["last_loaded_at"]
-            row["age_hours"] = round((now - loaded).total_seconds() / 3600, 1) if loaded else None
+            by_clock = source_age(row["last_loaded_at"], now, row["is_imported"])
+            row["age_hours"], row["freshness"], row["freshness_note"] = by_clock.hours, by_clock.state, by_clock.words
+            row["age_days"] = by_clock.age.days if by_clock.age else None
             row["state"] = staleness(row["days_behind_newest"], carry_days, row["is_imported"])
             choice = notes.get(row["source"])
             row["catalog_version"] = choice.version_used if choice else None
@@ -126,10 +133,12 @@ def status() -> dict:
         suspect = db.fetch_dicts(connection, SUSPECT_PRICES_SQL) if _has_table(
             connection, "marts", "gpu_prices_by_source_daily") else []
         incidents = listed_incidents(open_only=True, connection=connection)  # meta.source_incidents
+    newest_age = age_of(newest_run_at, now)
     return {
         "checked_at": now,
         "newest_run_at": newest_run_at,
         "newest_run_age_hours": round((now - newest_run_at).total_seconds() / 3600, 1) if newest_run_at else None,
+        "newest_run_age": newest_age.as_dict() if newest_age else None,
         "sources": sources,
         "quarantined_results": quarantined,
         "quarantined_rows": rejected_rows,
@@ -182,9 +191,12 @@ def problems(report: dict, max_age: timedelta) -> list[str]:
 
 def render(report: dict) -> str:
     newest = report.get("newest_run_at")
-    lines = [f"Newest run: {newest.astimezone(UTC):%Y-%m-%d %H:%M} UTC, {report['newest_run_age_hours']} h ago"
+    age = report.get("newest_run_age")
+    stale = (f" (over the {age['stale_after_days']}-day limit: every figure is stale)"
+             if age and age["is_stale"] else "")
+    lines = [f"Newest run: {newest.astimezone(UTC):%Y-%m-%d %H:%M} UTC, {report['newest_run_age_hours']} h ago{stale}"
              if newest else "Newest run: none yet", ""]
-    lines.append("Sources (last run; freshness = time since the last loaded observation)")
+    lines.append("Sources (last run; freshness = time since the last loaded observation, by the clock)")
     for s in report["sources"]:
         age = f"{s['age_hours']}h ago" if s["age_hours"] is not None else "never loaded"
         synthetic = "  [synthetic rows]" if s["has_synthetic_rows"] else ""
@@ -192,7 +204,9 @@ def render(report: dict) -> str:
             f"  {s['source']:23} last={s['last_status']:12} at {s['last_observed_at']:%Y-%m-%d %H:%M}  "
             f"loaded {age}, {s['rows_in_last_load'] or 0} offers, {s['runs']} runs{synthetic}"
         )
-        if s["state"] != "fresh":
+        if s.get("freshness") not in (None, "fresh", "imported"):
+            lines.append(f"      {s['freshness_note']}")
+        if s["state"] != IN_NEWEST_DAY:
             lines.append(f"      {s['state']}")
         if s["last_status"] != "loaded" and s["last_error"]:
             lines.append(f"      error: {s['last_error'][:200]}")

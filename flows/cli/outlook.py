@@ -12,6 +12,7 @@ from analytics.alerts.engine import RuleError, resolve_rule_gpu
 from analytics.price_history import series as price_series
 from flows.cli.common import UsageError, json_text, one_line, read_backtest
 from warehouse import db
+from warehouse.freshness import age_of
 from warehouse.markets import MARKETS
 
 
@@ -25,7 +26,9 @@ def _figure(value, digits: int = 3) -> str:
 
 def format_outlook(row: outlook.Outlook) -> str:
     unit = "" if row.market.startswith("retail_") else "/GPU-h"
-    return (f"{row.gpu_id} {row.market} on {row.as_of}: ${row.price_usd:,.2f}{unit} ({row.days_of_history} days of "
+    age = age_of(row.as_of)  # by the clock: an outlook made on a months-old price is for the days after that one
+    stale = f" [{age.words()}: stale, for the {row.horizon_days} days after {row.as_of}]" if age.is_stale else ""
+    return (f"{row.gpu_id} {row.market} on {row.as_of}{stale}: ${row.price_usd:,.2f}{unit} ({row.days_of_history} days of "
             f"history)\n  within {row.horizon_days} days: P(drop >= 5%) {_probability(row.drop_5pct)}, "
             f"P(drop >= 10%) {_probability(row.drop_10pct)}, expected lowest ${row.expected_low_usd:,.2f}\n"
             f"  price in {row.horizon_days} days: 10% ${row.p10_usd:,.2f}  50% ${row.p50_usd:,.2f}  "
@@ -76,7 +79,7 @@ def cmd_outlook(args) -> int:
         return 1
     rows = [row for one in long_enough for row in outlook.outlooks(one, args.horizon)]
     if args.json:
-        print(json_text([{**row.as_dict(), "is_synthetic": one.is_synthetic}
+        print(json_text([{**row.as_dict(), "is_synthetic": one.is_synthetic, "age": age_of(row.as_of).as_dict()}
                          for row, one in zip(rows, long_enough, strict=True)], indent=2))
     else:
         print("\n".join(format_outlook(row) for row in rows))

@@ -14,7 +14,7 @@ import json
 import math
 import random
 import re
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from html import unescape
 from pathlib import Path
@@ -38,6 +38,7 @@ from warehouse.markets import MARKETS
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = re.compile(r'<script type="application/json" id="(spec-[^"]+)">(.*?)</script>', re.S)
 LATEST = date(2026, 5, 1)
+CLOCK = datetime(2026, 5, 2, 12, tzinfo=UTC)  # the pages' clock: the day after LATEST (current, not greyed)
 GAP = (LATEST - timedelta(days=60), LATEST - timedelta(days=20))  # l4-24gb on-demand: no observation between
 
 
@@ -116,7 +117,7 @@ def site(marts, tmp_path_factory):
                              outlooks=[r for r in outlooks if r["gpu_id"] == gpu_id]))
     data = DashboardData(latest_date=LATEST, gpus=pages, outlook_drops=drops, outlook_rises=rises)
     target = tmp_path_factory.mktemp("outlook-site") / "site"
-    render(data, target)
+    render(data, target, now=CLOCK)
     return target
 
 
@@ -137,7 +138,7 @@ def text_of(html: str) -> str:
 
 
 def outlook_section(html: str, market: str) -> str:
-    found = re.search(rf'<section id="outlook-{market}" class="outlook">(.*?)</section>', html, re.S)
+    found = re.search(rf'<section id="outlook-{market}" class="outlook(?: stale)?">(.*?)</section>', html, re.S)
     assert found, f"no outlook section for {market}"
     return found.group(1)
 
@@ -184,6 +185,10 @@ def test_a_series_not_yet_scored_or_with_an_undefined_skill_says_so(site):
     # a series that stopped a year ago: its page says the outlook is for the days after its last price
     stale = text_of(outlook_section((site / "gpu" / "v100-sxm2-16gb.html").read_text(), "retail_used"))
     assert f"last price is from {LATEST - timedelta(days=365)}" in stale
+    # and, over the stale limit by the pages' clock, it is greyed with its age
+    html = (site / "gpu" / "v100-sxm2-16gb.html").read_text()
+    assert '<section id="outlook-retail_used" class="outlook stale">' in html and "366 days old" in stale
+    assert '<section id="outlook-retail_used" class="outlook">' in (site / "gpu" / "rtx-4090-24gb.html").read_text()
 
 
 def overview_rows(html: str, heading: str) -> list[dict]:
@@ -244,7 +249,8 @@ def test_the_overview_lists_the_series_most_likely_to_drop_and_to_rise_in_order(
 def test_the_overview_rise_list_renders_in_order(marts, tmp_path):
     outlooks = read_outlooks(marts)
     drops, rises = outlook_lists(outlooks, LATEST, limit=2)
-    render(DashboardData(latest_date=LATEST, outlook_drops=drops, outlook_rises=rises), tmp_path / "site")
+    render(DashboardData(latest_date=LATEST, outlook_drops=drops, outlook_rises=rises), tmp_path / "site",
+           now=CLOCK)
     shown = overview_rows((tmp_path / "site" / "index.html").read_text(), "Most likely to rise or hold")
     assert [(r["gpu_id"], r["market"]) for r in shown] == [(r["gpu_id"], r["market"]) for r in rises] and shown
     chances = [float(r["drop_5pct"].rstrip("%")) for r in shown if r["drop_5pct"].endswith("%")
@@ -273,7 +279,7 @@ def test_the_pages_say_where_the_outlooks_parts_disagree(marts, tmp_path):
     page = GpuPage(gpu_id="h100-sxm5-80gb", spec=None, name="H100", prices=price_rows(SERIES[2]), signals=[],
                    rent_vs_buy=None, cheapest_offers=[], outlooks=[bad])
     render(DashboardData(latest_date=LATEST, gpus=[page], outlook_drops=[bad, *[r for r in rows if r is not h100]]),
-           tmp_path / "site")
+           tmp_path / "site", now=CLOCK)
     section = text_of(outlook_section((tmp_path / "site" / "gpu" / "h100-sxm5-80gb.html").read_text(), "on_demand"))
     assert "parts disagree The model's two parts disagree here: its p90 price on" in section
     assert "a 10% drop within the window should have a chance of at least 90%, yet it is given 2%" in section
@@ -312,7 +318,7 @@ def test_outlook_text_from_the_marts_is_escaped(marts, tmp_path):
     row = {**row, "gpu_id": hostile, "market": hostile}
     page = GpuPage(gpu_id="h100-sxm5-80gb", spec=None, name="H100", prices=price_rows(SERIES[2]), signals=[],
                    rent_vs_buy=None, cheapest_offers=[], outlooks=[row])
-    render(DashboardData(latest_date=LATEST, gpus=[page], outlook_drops=[row]), tmp_path / "site")
+    render(DashboardData(latest_date=LATEST, gpus=[page], outlook_drops=[row]), tmp_path / "site", now=CLOCK)
     for name in ("index.html", "gpu/h100-sxm5-80gb.html"):
         html = (tmp_path / "site" / name).read_text()
         assert "<img src=x" not in html and "&lt;img src=x" in html, name

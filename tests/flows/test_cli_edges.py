@@ -191,6 +191,29 @@ def test_dashboard_serve_on_an_invalid_port_is_one_line(site, capsys, port):
     one_line_error(run(capsys, "dashboard", "serve", "--port", port), "--port", code=2)
 
 
+# -- explain ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("arguments, named", [
+    (["price", "h100", "--date", "2026-02-30"], "2026-02-30"),
+    (["price", "h100", "--market", "rental"], "unknown market 'rental'"),
+    (["index", "h100", "--days", "0"], "'0' is not a number of days"),
+    (["index", "h100", "--market", "spot", "--date", "tomorrow"], "tomorrow"),
+    (["training"], "model"),
+])
+def test_explain_refuses_what_it_cannot_explain_in_one_line(empty_warehouse, capsys, arguments, named):
+    one_line_error(run(capsys, "explain", *arguments), named, code=2)
+
+
+@pytest.mark.parametrize("what", [["price", "h100"], ["index", "h100"], ["training", "llama-3.1-70b"]])
+def test_explain_before_any_build_is_one_line(empty_warehouse, capsys, what):
+    one_line_error(run(capsys, "explain", *what), "no built marts yet", code=2)
+
+
+def test_explain_without_a_warehouse_is_one_line(home, capsys):
+    one_line_error(run(capsys, "explain", "price", "h100"), "no warehouse", code=2)
+
+
 # -- estimate --------------------------------------------------------------------------------------------------------
 
 

@@ -627,7 +627,7 @@ def test_imported_history_is_history_like_any_other_and_the_buy_signal_is_backte
     assert "Buy now or wait?" in page and "imported: keepa-amazon" in page and "too short to backtest" in page
     every_source = json.loads(gpuprices(warehouse, "backtest", "--json").stdout)["overall"]["signal"]
     overview = (warehouse / "site" / "index.html").read_text()
-    assert f"{every_source['share_of_oracle']:.0%}" in overview.split("Buy signals today")[1][:1500]
+    assert f"{every_source['share_of_oracle']:.0%}" in overview.split("Buy signals on ")[1][:1500]
 
 
 def test_the_imported_gcp_and_idealo_histories_reach_the_marts_with_commitments_and_years_of_days(warehouse):

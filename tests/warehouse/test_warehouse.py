@@ -403,7 +403,7 @@ def test_every_raw_gpu_name_is_resolved_once_by_the_one_resolver_before_a_build(
 
 def test_a_sources_staleness_follows_the_carry_forward_limit():
     assert staleness(None, 3) == "never loaded"
-    assert staleness(0, 3) == "fresh"
+    assert staleness(0, 3) == "in the newest day's figures"  # no clock: freshness is warehouse/freshness.py's
     assert staleness(3, 3).startswith("stale: last good snapshot carried forward (3 of 3 days)")
     assert staleness(4, 3).startswith("stale: dropped")
     assert staleness(400, 3, imported=True).startswith("imported history")  # history, not a feed
