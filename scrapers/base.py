@@ -64,6 +64,9 @@ class Offer:
     interconnect: str | None = None
     # The network between the offer's nodes, where the source says so: infiniband | roce | ethernet; None = not said.
     cluster_network: str | None = None
+    # The host's reliability as a marketplace publishes it (vast.ai `reliability2`: a share of 0-1 from the host's
+    # uptime history); None = not published. The one interruption figure of the spot markets loaded so far.
+    host_reliability: Decimal | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -86,6 +86,7 @@ select
     complete.instance_family,
     complete.condition,
     complete.in_stock,
+    complete.host_reliability,
     complete.url,
     complete.is_synthetic,
     complete.is_carried_forward

@@ -36,6 +36,7 @@ renamed as (
         via,
         interconnect,
         cluster_network,
+        host_reliability,
         offer_id,
         title,
         raw_gpu_name,
