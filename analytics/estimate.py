@@ -502,11 +502,11 @@ def renter_costs(rows: list[dict], request: EstimateRequest, options: RenterOpti
         costs = db.fetch_dicts(connection, _RENTAL_COSTS)
     for row in rows:
         if options.available:
-            _add_available(row, available, request.inference)
+            add_available(row, available, request.inference)
         if options.data_tb is not None or options.egress_tb is not None:
-            _add_all_in(row, request, options, costs)
+            add_all_in(row, request, options, costs)
         if not request.inference:
-            _add_spot_restarts(row, options.checkpoint_hours or 1.0)
+            add_spot_restarts(row, options.checkpoint_hours or 1.0)
     return rows
 
 
@@ -514,7 +514,7 @@ def _available_prices(connection) -> dict[tuple[str, str], dict]:
     return {(row["gpu_id"], row["market"]): row for row in db.fetch_dicts(connection, _AVAILABLE)}
 
 
-def _add_available(row: dict, available: dict, inference: bool) -> None:
+def add_available(row: dict, available: dict, inference: bool) -> None:
     """Training rents a cluster from a cloud (on_demand); one serving machine may be a marketplace's ask too."""
     markets = ("on_demand", "marketplace_on_demand") if inference else ("on_demand",)
     found = [available[(row["gpu_id"], market)] for market in markets if (row["gpu_id"], market) in available]
@@ -538,7 +538,7 @@ def _add_available(row: dict, available: dict, inference: bool) -> None:
         row["cost_usd_available"] = None if price is None else row["gpu_hours"] * float(price)
 
 
-def _published(costs: list[dict], provider: str | None, column: str) -> tuple[float | None, float | None, str]:
+def published_figure(costs: list[dict], provider: str | None, column: str) -> tuple[float | None, float | None, str]:
     """(value, value) of the provider's own published figure, else the (lowest, highest) of the providers that
     publish one, and where it came from."""
     own = [c for c in costs if c["provider"] == provider and c[column] is not None]
@@ -552,7 +552,7 @@ def _published(costs: list[dict], provider: str | None, column: str) -> tuple[fl
                                       f"{', '.join(names)}")
 
 
-def _add_all_in(row: dict, request: EstimateRequest, options: RenterOptions, costs: list[dict]) -> None:
+def add_all_in(row: dict, request: EstimateRequest, options: RenterOptions, costs: list[dict]) -> None:
     """GPU-hours + storage for the run's length + egress, at the provider of the GPU price used: the cheapest
     available one with --available where there is one, else the cheapest listed (all_in_price_basis says which).
     Serving is priced for one month (730 hours) of the minimum GPUs."""
@@ -568,8 +568,8 @@ def _add_all_in(row: dict, request: EstimateRequest, options: RenterOptions, cos
         gpu_cost = row.get("cost_usd_available") if use_available else row.get("cost_usd_cheapest")
         checkpoint_tb = request.model.total_params * CHECKPOINT_BYTES_PER_PARAM / 1e12
     stored_tb = (options.data_tb or 0.0) + checkpoint_tb
-    storage_low, storage_high, storage_basis = _published(costs, provider, "storage_usd_per_tb_month")
-    egress_low, egress_high, egress_basis = _published(costs, provider, "egress_usd_per_tb")
+    storage_low, storage_high, storage_basis = published_figure(costs, provider, "storage_usd_per_tb_month")
+    egress_low, egress_high, egress_basis = published_figure(costs, provider, "egress_usd_per_tb")
     egress_tb = options.egress_tb or 0.0
     row["all_in_price_basis"] = "available" if use_available else "listed"
     row["all_in_provider"] = provider
@@ -590,7 +590,7 @@ def _add_all_in(row: dict, request: EstimateRequest, options: RenterOptions, cos
                               if known else None)
 
 
-def _add_spot_restarts(row: dict, checkpoint_hours: float) -> None:
+def add_spot_restarts(row: dict, checkpoint_hours: float) -> None:
     """The run at the cheapest spot price with the work lost to interruptions, as a range: a job of `nodes` nodes
     restarts when any node is interrupted (p a month each: SPOT_INTERRUPTIONS_PER_MONTH), loses on average half a
     checkpoint interval plus a restart each time; the lost hours are paid for too."""

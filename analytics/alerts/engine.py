@@ -184,7 +184,7 @@ def _available_condition(connection, rule: Rule, keys: dict, day: date) -> tuple
     """`--available --below P`: holds when the day's cheapest available credible offer is at or under P. No
     available offer: False when every provider said so, None (unknown: neither fires nor clears) when some said
     nothing or the day has no price at all."""
-    series = _first(connection, AVAILABLE_SQL, keys)
+    series = _first(connection, AVAILABLE_SQL, {key: keys[key] for key in ("gpu_id", "market", "day")})
     if series is None:
         return None, None, None
     if series["price_usd"] is None:
