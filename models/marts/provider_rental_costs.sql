@@ -31,5 +31,8 @@ select
     as_of,
     source_url,
     recording,
-    quotes
+    quotes,
+    -- real published pages, each figure dated by as_of and never claimed for a later day: a reference table (like
+    -- the spec table), not a replayed observation
+    false as is_synthetic
 from published

@@ -64,7 +64,7 @@ def test_the_marketplace_spot_market_carries_the_hosts_published_reliability(war
         select provider, market, min_host_reliability from marts.gpu_availability_daily
         where offers_with_reliability > 0""")
     assert {(row["provider"], row["market"]) for row in rows} >= {("vast", "marketplace_spot")}
-    assert all(0 < row["min_host_reliability"] <= 1 for row in rows)
+    assert all(0 < float(row["min_host_reliability"]) <= 1 for row in rows)
 
 
 def test_the_cluster_fabric_is_known_for_six_providers_from_their_data_or_their_documentation(warehouse):
