@@ -392,7 +392,7 @@ def _attach_renter(connection: duckdb.DuckDBPyConnection, data: DashboardData, l
                unavailable_provider_count, unknown_provider_count, is_synthetic
         FROM marts.gpu_cheapest_available_daily
         WHERE price_date = ? AND market IN ('on_demand', 'marketplace_on_demand')
-        ORDER BY cheapest_listed_usd, gpu_id, market""", [latest])
+        ORDER BY cheapest_available_usd IS NULL, cheapest_listed_usd, gpu_id, market""", [latest])
     availability = _rows(connection, """
         SELECT gpu_id, market, provider, availability, listed_price_usd, available_price_usd, offer_count,
                available_offer_count, unavailable_offer_count, unknown_offer_count, min_host_reliability,
@@ -405,15 +405,24 @@ def _attach_renter(connection: duckdb.DuckDBPyConnection, data: DashboardData, l
         FROM marts.gpu_term_prices_daily
         QUALIFY price_date = max(price_date) OVER (PARTITION BY gpu_id, provider)
         ORDER BY gpu_id, term_months, term_price_usd, provider""")
+    # one row per provider, market and node type: its cheapest region, and in how many regions it is listed
     nodes = _rows(connection, f"""
-        SELECT gpu_id, provider, source, market, instance_type, gpu_count, cluster_network, cluster_network_basis,
-               fabric, price_per_gpu_hour_usd, node_price_usd_per_hour, in_stock, is_synthetic
-        FROM marts.gpu_cluster_offers_daily
-        WHERE price_date = ? AND market IS NOT NULL
+        WITH node_types AS (
+            SELECT gpu_id, provider, market, instance_type, gpu_count, cluster_network, cluster_network_basis,
+                   any_value(fabric) AS fabric, min(price_per_gpu_hour_usd) AS price_per_gpu_hour_usd,
+                   min(node_price_usd_per_hour) AS node_price_usd_per_hour, count(*) AS listings,
+                   bool_or(in_stock) AS in_stock, bool_or(is_synthetic) AS is_synthetic
+            FROM marts.gpu_cluster_offers_daily
+            WHERE price_date = ? AND market IS NOT NULL
+            GROUP BY ALL
+        )
+        SELECT * FROM node_types
         QUALIFY row_number() OVER (PARTITION BY gpu_id
-                                   ORDER BY cluster_network IS NULL, price_per_gpu_hour_usd, provider, offer_id)
+                                   ORDER BY cluster_network IS NULL, price_per_gpu_hour_usd, provider, instance_type,
+                                            market)
                 <= {CLUSTER_OFFERS_PER_GPU}
-        ORDER BY gpu_id, cluster_network IS NULL, price_per_gpu_hour_usd, provider""", [latest])
+        ORDER BY gpu_id, cluster_network IS NULL, price_per_gpu_hour_usd, provider, instance_type, market""",
+        [latest])
     for page in data.gpus:
         page.availability = [r for r in availability if r["gpu_id"] == page.gpu_id]
         page.terms = [r for r in terms if r["gpu_id"] == page.gpu_id]
