@@ -1,7 +1,8 @@
 -- The cluster market: rentals of whole 8-GPU (or larger) nodes and offers whose network between nodes is known, each
 -- day, with the fabric: the source's own word (raw cluster_network: Latitude.sh, Voltage Park), else the provider's
 -- documentation of the instance type (seed instance_fabrics: Azure ND-series, Nebius 8-GPU presets, AWS EFA types,
--- GCP A3), else unknown. USD per GPU-hour and per node-hour, host VM included. A view over int_offers__daily (one
+-- GCP A3, OCI
+-- BM.GPU.*.8, CoreWeave A100), else unknown. USD per GPU-hour and per node-hour, host VM included. A view over int_offers__daily (one
 -- row per offer per day), read a few days at a time.
 with offers as (
     select * from {{ ref('int_offers__daily') }}

@@ -67,14 +67,14 @@ def test_the_marketplace_spot_market_carries_the_hosts_published_reliability(war
     assert all(0 < float(row["min_host_reliability"]) <= 1 for row in rows)
 
 
-def test_the_cluster_fabric_is_known_for_six_providers_from_their_data_or_their_documentation(warehouse):
+def test_the_cluster_fabric_is_known_for_eight_providers_from_their_data_or_their_documentation(warehouse):
     rows = sql_rows(warehouse, """
         select cluster_network_basis, list(distinct provider order by provider) as providers
         from marts.gpu_cluster_offers_daily where price_date = '2026-05-01' and cluster_network is not null
         group by 1""")
     by_basis = {row["cluster_network_basis"]: set(row["providers"]) for row in rows}
     assert by_basis["source"] == {"latitudesh", "voltagepark"}
-    assert {"azure", "nebius", "aws", "gcp"} <= by_basis["documented"]
+    assert {"azure", "nebius", "aws", "gcp", "oci", "coreweave"} <= by_basis["documented"]
     h100 = sql_rows(warehouse, """
         select cluster_network, fabric_source_url from marts.gpu_cluster_offers_daily
         where instance_type = 'Standard_ND96isr_H100_v5' and price_date = '2026-05-01' limit 1""")[0]
@@ -105,3 +105,13 @@ def test_the_pages_show_cheapest_available_and_each_gpus_availability_terms_and_
     for section in ('id="availability"', 'id="terms"', 'id="nodes"'):
         assert section in page
     assert "together" in page.split('id="terms"')[1].split("</section>")[0]  # its 1-6 month tiers
+
+
+def test_every_documented_fabric_matches_an_instance_type_the_run_saw(warehouse):
+    """A typo in models/seeds/instance_fabrics.csv would document a fabric for nothing."""
+    unmatched = sql_rows(warehouse, """
+        select fabrics.provider, fabrics.instance_type_pattern from reference.instance_fabrics as fabrics
+        where not exists (select 1 from intermediate.int_offers__daily as offers
+                          where offers.provider = fabrics.provider
+                            and offers.instance_type like fabrics.instance_type_pattern)""")
+    assert unmatched == []
