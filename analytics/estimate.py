@@ -527,6 +527,8 @@ def add_available(row: dict, available: dict, inference: bool) -> None:
     row["available_provider_count"] = sum(f["available_provider_count"] for f in found)
     row["unknown_provider_count"] = sum(f["unknown_provider_count"] for f in found)
     row["available_is_synthetic"] = bool(best and best["is_synthetic"])
+    # a row any figure of which is made up says so (the available price is one of its figures now)
+    row["is_synthetic"] = bool(row.get("is_synthetic")) or row["available_is_synthetic"]
     price = row["available_usd_per_gpu_hour"]
     if inference:
         cheapest = row.get("on_demand_cheapest_usd_per_gpu_hour")
@@ -620,8 +622,7 @@ def format_renter(rows: list[dict], request: EstimateRequest, options: RenterOpt
                 cost = (row.get("usd_per_million_output_tokens_available") if request.inference
                         else row.get("cost_usd_available"))
                 parts.append(f"available: {row['available_provider']} ${float(row['available_usd_per_gpu_hour']):,.2f}"
-                             f"/GPU-h -> {_money(cost)}{'/M out' if request.inference else ''}"
-                             + (" [synthetic]" if row.get("available_is_synthetic") else ""))
+                             f"/GPU-h -> {_money(cost)}{'/M out' if request.inference else ''}")
         if "all_in_usd_low" in row:
             parts.append(f"all in at {row['all_in_price_basis']} {row['all_in_provider']}: "
                          f"{_range(row['all_in_usd_low'], row['all_in_usd_high'])} = GPUs "
@@ -632,14 +633,14 @@ def format_renter(rows: list[dict], request: EstimateRequest, options: RenterOpt
             parts.append(f"spot with restarts: {_range(row['cost_usd_spot_low'], row['cost_usd_spot_high'])} "
                          f"({row['spot_restarts_low']:,.0f}-{row['spot_restarts_high']:,.0f} restarts)")
         if len(parts) > 1:
-            lines.append("  ".join(parts))
+            lines.append("  ".join(parts) + ("  [SYNTHETIC inputs]" if row.get("is_synthetic") else ""))
     if "stored_tb" in (rows[0] if rows else {}):
         lines.append(f"all in: stored {rows[0]['stored_tb']:.2f} TB for the run"
                      + (f" ({rows[0]['checkpoint_tb']:.2f} TB: one checkpoint, {CHECKPOINT_BYTES_PER_PARAM} bytes a "
                         "parameter)" if rows[0]["checkpoint_tb"] else "")
                      + "; storage and egress at the provider's published price page (marts.provider_rental_costs), "
                        "or where it publishes none, the range of those that do; serving: one month")
-    if not request.inference and options.checkpoint_hours is not None or options.wanted() and not request.inference:
+    if not request.inference:
         low, high = SPOT_INTERRUPTIONS_PER_MONTH
         lines.append(f"spot with restarts: cheapest spot, each node interrupted {low:.0%}-{high:.0%} of months (AWS "
                      f"Spot Advisor bands; no provider's own figure), half of a {options.checkpoint_hours or 1.0:g}-h "
@@ -648,8 +649,10 @@ def format_renter(rows: list[dict], request: EstimateRequest, options: RenterOpt
 
 
 def _basis(text: str) -> str:
-    return "own page" if text.endswith("'s price page of " + text.rsplit(" of ", 1)[-1]) and "range" not in text \
-        else text.split(": ", 1)[-1].replace("the range of ", "range of ")
+    """published_figure's basis, short: "own page" or "range of a, b, c" (or "no provider publishes one")."""
+    if "'s price page of " in text:
+        return "own page"
+    return text.split(": ", 1)[-1].replace("the range of ", "range of ")
 
 
 def _range(low, high) -> str:

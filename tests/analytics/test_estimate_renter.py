@@ -52,6 +52,10 @@ def test_available_cost_scales_the_run_by_the_available_price_and_training_rents
               ("h100", "marketplace_on_demand"): available("h100", "marketplace_on_demand", Decimal("1.20"), "vast")}
     add_available(row, prices, inference=False)
     assert (row["available_provider"], row["cost_usd_available"]) == ("lambda", 2500.0)  # never vast's ask
+    assert row["is_synthetic"] is False
+    made_up = training_row(is_synthetic=False)
+    add_available(made_up, {("h100", "on_demand"): {**prices[("h100", "on_demand")], "is_synthetic": True}}, False)
+    assert made_up["is_synthetic"] is True  # the available price behind a figure was made up
     serving = {"gpu_id": "h100", "on_demand_cheapest_usd_per_gpu_hour": Decimal("1.00"),
                "usd_per_million_output_tokens_cheapest": 3.0}
     add_available(serving, prices, inference=True)  # one serving machine may be a marketplace's ask
