@@ -18,12 +18,13 @@ select
     market,
     count(*) as provider_count,
     cast(min(listed_price_usd) as decimal(18, 6)) as cheapest_listed_usd,
-    (list(provider order by listed_price_usd, provider))[1] as cheapest_listed_provider,
-    (list(availability order by listed_price_usd, provider))[1] as cheapest_listed_availability,
+    arg_min(provider, (listed_price_usd, provider)) as cheapest_listed_provider,
+    arg_min(availability, (listed_price_usd, provider)) as cheapest_listed_availability,
     cast(min(available_price_usd) as decimal(18, 6)) as cheapest_available_usd,
-    (list(provider order by available_price_usd, provider) filter (where available_price_usd is not null))[1]
+    -- arg_min skips the rows whose key is NULL: the providers with no available offer
+    arg_min(provider, (available_price_usd, provider)) filter (where available_price_usd is not null)
         as cheapest_available_provider,
-    (list(source order by available_price_usd, provider) filter (where available_price_usd is not null))[1]
+    arg_min(source, (available_price_usd, provider)) filter (where available_price_usd is not null)
         as cheapest_available_source,
     count(*) filter (where availability = 'available') as available_provider_count,
     count(*) filter (where availability = 'unavailable') as unavailable_provider_count,

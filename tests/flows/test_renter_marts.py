@@ -115,3 +115,11 @@ def test_every_documented_fabric_matches_an_instance_type_the_run_saw(warehouse)
                           where offers.provider = fabrics.provider
                             and offers.instance_type like fabrics.instance_type_pattern)""")
     assert unmatched == []
+    # a provider's patterns never overlap: an offer takes one documented fabric (the view joins without aggregating)
+    overlapping = sql_rows(warehouse, """
+        select offers.provider, offers.instance_type, count(*) as patterns
+        from (select distinct provider, instance_type from intermediate.int_offers__daily) as offers
+        join reference.instance_fabrics as fabrics
+          on fabrics.provider = offers.provider and offers.instance_type like fabrics.instance_type_pattern
+        group by all having count(*) > 1""")
+    assert overlapping == []
