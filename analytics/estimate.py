@@ -575,3 +575,214 @@ def model_for(reference: str | None = None, params: str | None = None, active_pa
         tokens=parse_count(tokens, "--tokens") if tokens else None,
         layers=layers, d_model=d_model, kv_values_per_token_per_layer=kv_values, sequence_length=sequence_length,
     )
+
+
+# -- what a renter pays and can get (issue 42): `--available`, `--data-tb`, `--egress-tb`, spot restarts ---------
+# Kept apart from the formulas above: each adds columns to the rows `estimate` made, from the renter marts.
+
+# A training checkpoint keeps bf16 weights (2 bytes), fp32 master weights (4) and Adam's two moments (8) per
+# parameter: 14 bytes a parameter, one checkpoint kept for the run (docs/analytics.md#all-in-cost).
+CHECKPOINT_BYTES_PER_PARAM = 14
+HOURS_PER_MONTH = 730  # as the price lists count a month
+GPUS_PER_NODE = 8  # an interruption stops one node: a job restarts when any of its nodes is interrupted
+# Spot interruptions, where no figure is published for the provider: AWS's Spot Instance Advisor bands, the one
+# published scale (share of a type's instances interrupted in a month): the lowest band's top (5%) and the top of
+# the highest bounded band (20%) as the range. RESTART_HOURS: time to restart from a checkpoint (an assumption).
+SPOT_INTERRUPTIONS_PER_MONTH = (0.05, 0.20)
+RESTART_HOURS = 0.25
+
+
+@dataclass
+class RenterOptions:
+    available: bool = False          # also price at the cheapest offer its source said could be launched
+    data_tb: float | None = None     # TB stored for the run (data set); checkpoints are added for training
+    egress_tb: float | None = None   # TB sent out of the provider (results, checkpoints to elsewhere)
+    checkpoint_hours: float | None = None  # spot restarts: hours between checkpoints (default 1; half is lost)
+
+    def wanted(self) -> bool:
+        return (self.available or self.data_tb is not None or self.egress_tb is not None
+                or self.checkpoint_hours is not None)
+
+
+_AVAILABLE = """
+    WITH today AS (SELECT max(price_date) AS price_date FROM marts.gpu_cheapest_available_daily)
+    SELECT gpu_id, market, cheapest_available_usd, cheapest_available_provider, cheapest_available_source,
+           cheapest_listed_usd, cheapest_listed_provider, cheapest_listed_availability, available_provider_count,
+           unknown_provider_count, is_synthetic, price_date
+    FROM marts.gpu_cheapest_available_daily JOIN today USING (price_date)
+    WHERE market IN ('on_demand', 'marketplace_on_demand')
+"""
+
+_RENTAL_COSTS = """
+    SELECT provider, applies_to, storage_product, storage_usd_per_tb_month, egress_usd_per_tb,
+           billing_increment_seconds, minimum_rental_hours, as_of, source_url
+    FROM marts.provider_rental_costs
+"""
+
+
+def renter_costs(rows: list[dict], request: EstimateRequest, options: RenterOptions) -> list[dict]:
+    """Adds to each estimate row: the cheapest available price and the cost at it (`--available`), the job's storage
+    and egress at its provider's published prices (`--data-tb`, `--egress-tb`; the range over the providers that
+    publish them where its own does not), and for training the spot cost with the expected restarts as a range."""
+    with open_warehouse() as connection:
+        available = _available_prices(connection) if options.available else {}
+        costs = db.fetch_dicts(connection, _RENTAL_COSTS)
+    for row in rows:
+        if options.available:
+            add_available(row, available, request.inference)
+        if options.data_tb is not None or options.egress_tb is not None:
+            add_all_in(row, request, options, costs)
+        if not request.inference:
+            add_spot_restarts(row, options.checkpoint_hours or 1.0)
+    return rows
+
+
+def _available_prices(connection) -> dict[tuple[str, str], dict]:
+    return {(row["gpu_id"], row["market"]): row for row in db.fetch_dicts(connection, _AVAILABLE)}
+
+
+def add_available(row: dict, available: dict, inference: bool) -> None:
+    """Training rents a cluster from a cloud (on_demand); one serving machine may be a marketplace's ask too."""
+    markets = ("on_demand", "marketplace_on_demand") if inference else ("on_demand",)
+    found = [available[(row["gpu_id"], market)] for market in markets if (row["gpu_id"], market) in available]
+    priced = sorted((f for f in found if f["cheapest_available_usd"] is not None),
+                    key=lambda f: f["cheapest_available_usd"])
+    best = priced[0] if priced else None
+    row["available_usd_per_gpu_hour"] = best and best["cheapest_available_usd"]
+    row["available_provider"] = best and best["cheapest_available_provider"]
+    row["available_source"] = best and best["cheapest_available_source"]
+    row["available_provider_count"] = sum(f["available_provider_count"] for f in found)
+    row["unknown_provider_count"] = sum(f["unknown_provider_count"] for f in found)
+    row["available_is_synthetic"] = bool(best and best["is_synthetic"])
+    # a row any figure of which is made up says so (the available price is one of its figures now)
+    row["is_synthetic"] = bool(row.get("is_synthetic")) or row["available_is_synthetic"]
+    price = row["available_usd_per_gpu_hour"]
+    if inference:
+        cheapest = row.get("on_demand_cheapest_usd_per_gpu_hour")
+        out = row.get("usd_per_million_output_tokens_cheapest")
+        # cost per token is linear in the GPU-hour price
+        row["usd_per_million_output_tokens_available"] = (
+            None if price is None or not cheapest or out is None else float(out) * float(price) / float(cheapest))
+    else:
+        row["cost_usd_available"] = None if price is None else row["gpu_hours"] * float(price)
+
+
+def published_figure(costs: list[dict], provider: str | None, column: str) -> tuple[float | None, float | None, str]:
+    """(value, value) of the provider's own published figure, else the (lowest, highest) of the providers that
+    publish one, and where it came from."""
+    own = [c for c in costs if c["provider"] == provider and c[column] is not None]
+    if own:
+        return float(own[0][column]), float(own[0][column]), f"{provider}'s price page of {own[0]['as_of']}"
+    others = [float(c[column]) for c in costs if c[column] is not None]
+    if not others:
+        return None, None, "no provider publishes one"
+    names = sorted({c["provider"] for c in costs if c[column] is not None})
+    return min(others), max(others), (f"{provider or 'the provider'} publishes none: the range of "
+                                      f"{', '.join(names)}")
+
+
+def add_all_in(row: dict, request: EstimateRequest, options: RenterOptions, costs: list[dict]) -> None:
+    """GPU-hours + storage for the run's length + egress, at the provider of the GPU price used: the cheapest
+    available one with --available where there is one, else the cheapest listed (all_in_price_basis says which).
+    Serving is priced for one month (730 hours) of the minimum GPUs."""
+    use_available = options.available and row.get("available_usd_per_gpu_hour") is not None
+    provider = row.get("available_provider") if use_available else row.get("on_demand_cheapest_provider")
+    price = row.get("available_usd_per_gpu_hour") if use_available else row.get("on_demand_cheapest_usd_per_gpu_hour")
+    if request.inference:
+        months = 1.0
+        gpu_cost = None if price is None else float(price) * row["min_gpus"] * HOURS_PER_MONTH
+        checkpoint_tb = 0.0
+    else:
+        months = row["wall_clock_days"] * 24 / HOURS_PER_MONTH
+        gpu_cost = row.get("cost_usd_available") if use_available else row.get("cost_usd_cheapest")
+        checkpoint_tb = request.model.total_params * CHECKPOINT_BYTES_PER_PARAM / 1e12
+    stored_tb = (options.data_tb or 0.0) + checkpoint_tb
+    storage_low, storage_high, storage_basis = published_figure(costs, provider, "storage_usd_per_tb_month")
+    egress_low, egress_high, egress_basis = published_figure(costs, provider, "egress_usd_per_tb")
+    egress_tb = options.egress_tb or 0.0
+    row["all_in_price_basis"] = "available" if use_available else "listed"
+    row["all_in_provider"] = provider
+    row["all_in_gpu_usd"] = gpu_cost
+    row["stored_tb"] = stored_tb
+    row["checkpoint_tb"] = checkpoint_tb
+    row["storage_usd_low"] = None if storage_low is None else stored_tb * storage_low * months
+    row["storage_usd_high"] = None if storage_high is None else stored_tb * storage_high * months
+    row["storage_basis"] = storage_basis
+    row["egress_usd_low"] = None if egress_low is None else egress_tb * egress_low
+    row["egress_usd_high"] = None if egress_high is None else egress_tb * egress_high
+    row["egress_basis"] = egress_basis
+    known = gpu_cost is not None and (stored_tb == 0 or storage_low is not None) and (
+        egress_tb == 0 or egress_low is not None)
+    row["all_in_usd_low"] = (float(gpu_cost) + (row["storage_usd_low"] or 0) + (row["egress_usd_low"] or 0)
+                             if known else None)
+    row["all_in_usd_high"] = (float(gpu_cost) + (row["storage_usd_high"] or 0) + (row["egress_usd_high"] or 0)
+                              if known else None)
+
+
+def add_spot_restarts(row: dict, checkpoint_hours: float) -> None:
+    """The run at the cheapest spot price with the work lost to interruptions, as a range: a job of `nodes` nodes
+    restarts when any node is interrupted (p a month each: SPOT_INTERRUPTIONS_PER_MONTH), loses on average half a
+    checkpoint interval plus a restart each time; the lost hours are paid for too."""
+    spot = row.get("cost_usd_spot_cheapest")
+    nodes = math.ceil(row["cluster_gpus"] / GPUS_PER_NODE)
+    hours = row["wall_clock_days"] * 24
+    lost_per_restart = checkpoint_hours / 2 + RESTART_HOURS
+    restarts = [nodes * p / HOURS_PER_MONTH * hours for p in SPOT_INTERRUPTIONS_PER_MONTH]
+    row["spot_restarts_low"], row["spot_restarts_high"] = restarts
+    shares = [n * lost_per_restart / hours if hours else 0.0 for n in restarts]
+    row["cost_usd_spot_low"] = None if spot is None else float(spot) * (1 + shares[0])
+    row["cost_usd_spot_high"] = None if spot is None else float(spot) * (1 + shares[1])
+
+
+def format_renter(rows: list[dict], request: EstimateRequest, options: RenterOptions) -> str:
+    """The renter figures of the ten best rows (every row with --gpu), one line per GPU, and what they rest on."""
+    lines = []
+    for row in rows[:10] if not request.gpu else rows:
+        if row.get("price_date") is None:
+            continue
+        parts = [f"{row['gpu_id']}:"]
+        if options.available:
+            if row.get("available_usd_per_gpu_hour") is None:
+                parts.append(f"available: none said ({row.get('unknown_provider_count', 0)} of its providers say nothing "
+                             "of stock)")
+            else:
+                cost = (row.get("usd_per_million_output_tokens_available") if request.inference
+                        else row.get("cost_usd_available"))
+                parts.append(f"available: {row['available_provider']} ${float(row['available_usd_per_gpu_hour']):,.2f}"
+                             f"/GPU-h -> {_money(cost)}{'/M out' if request.inference else ''}")
+        if "all_in_usd_low" in row:
+            parts.append(f"all in at {row['all_in_price_basis']} {row['all_in_provider']}: "
+                         f"{_range(row['all_in_usd_low'], row['all_in_usd_high'])} = GPUs "
+                         f"{_money(row['all_in_gpu_usd'])} + storage {_range(row['storage_usd_low'], row['storage_usd_high'])}"
+                         f" ({_basis(row['storage_basis'])}) + egress {_range(row['egress_usd_low'], row['egress_usd_high'])}"
+                         f" ({_basis(row['egress_basis'])})")
+        if not request.inference and row.get("cost_usd_spot_low") is not None:
+            parts.append(f"spot with restarts: {_range(row['cost_usd_spot_low'], row['cost_usd_spot_high'])} "
+                         f"({row['spot_restarts_low']:,.0f}-{row['spot_restarts_high']:,.0f} restarts)")
+        if len(parts) > 1:
+            lines.append("  ".join(parts) + ("  [SYNTHETIC inputs]" if row.get("is_synthetic") else ""))
+    if "stored_tb" in (rows[0] if rows else {}):
+        lines.append(f"all in: stored {rows[0]['stored_tb']:.2f} TB for the run"
+                     + (f" ({rows[0]['checkpoint_tb']:.2f} TB: one checkpoint, {CHECKPOINT_BYTES_PER_PARAM} bytes a "
+                        "parameter)" if rows[0]["checkpoint_tb"] else "")
+                     + "; storage and egress at the provider's published price page (marts.provider_rental_costs), "
+                       "or where it publishes none, the range of those that do; serving: one month")
+    if not request.inference:
+        low, high = SPOT_INTERRUPTIONS_PER_MONTH
+        lines.append(f"spot with restarts: cheapest spot, each node interrupted {low:.0%}-{high:.0%} of months (AWS "
+                     f"Spot Advisor bands; no provider's own figure), half of a {options.checkpoint_hours or 1.0:g}-h "
+                     f"checkpoint interval + {RESTART_HOURS:g} h lost per restart")
+    return "\n".join(lines)
+
+
+def _basis(text: str) -> str:
+    """published_figure's basis, short: "own page" or "range of a, b, c" (or "no provider publishes one")."""
+    if "'s price page of " in text:
+        return "own page"
+    return text.split(": ", 1)[-1].replace("the range of ", "range of ")
+
+
+def _range(low, high) -> str:
+    if low is None or high is None:
+        return "unknown"
+    return _money(low) if abs(float(high) - float(low)) < 0.005 else f"{_money(low)}-{_money(high)}"

@@ -367,7 +367,7 @@ def render(data: DashboardData, target: Path, now: datetime | None = None) -> li
          moves=data.moves, good_deals=data.good_deals, backtest=data.backtest, freshness=data.freshness,
          outlook_drops=data.outlook_drops, outlook_rises=data.outlook_rises,
          headline_includes_marketplaces=data.headline_includes_marketplaces,
-         failures=data.failures,
+         failures=data.failures, cheapest_available=data.cheapest_available,
          charts={"rent_best": dated(_bar(data.rent_best, "bf16_dense_tflops_per_usd",
                                          "BF16 dense TFLOPS-hours per USD")),
                  "buy_best": dated(_bar(data.buy_best, "bf16_dense_tflops_per_usd", "BF16 dense TFLOPS per USD"))})

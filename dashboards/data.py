@@ -62,6 +62,12 @@ class GpuPage:
     # band, or why none is feasible; the same for serving (marts.training_cost_daily, inference_cost_daily)
     training_plans: list[dict] = field(default_factory=list)
     serving_plans: list[dict] = field(default_factory=list)
+    # what a renter can get on the newest day (_attach_renter): each provider's listed vs available price
+    # (marts.gpu_availability_daily), the published commitment terms (marts.gpu_term_prices_daily, each provider's
+    # latest day) and whole nodes with their fabric (marts.gpu_cluster_offers_daily)
+    availability: list[dict] = field(default_factory=list)
+    terms: list[dict] = field(default_factory=list)
+    cluster_offers: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -96,6 +102,8 @@ class DashboardData:
     price_explanations: dict = field(default_factory=dict)
     index_explanations: dict = field(default_factory=dict)
     training_explanations: dict = field(default_factory=dict)
+    # cheapest available beside cheapest listed, on-demand, per GPU on the newest day (_attach_renter)
+    cheapest_available: list[dict] = field(default_factory=list)
 
     @property
     def has_synthetic(self) -> bool:
@@ -157,6 +165,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     outlooks = read_outlooks(connection)
     data.outlook_drops, data.outlook_rises = outlook_lists(outlooks, latest)
     data.gpus = _gpu_pages(connection, verdicts, outlooks)
+    _attach_renter(connection, data, latest)
     # Chart points (the charts plot floats): read as DOUBLE, not converted one by one to Decimal (10x slower)
     data.training_history = _rows(connection, """
         SELECT price_date, model_id, cost_usd_on_demand_cheapest::DOUBLE AS cheapest_cost_usd,
@@ -476,3 +485,52 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
             serving_plans=[r for r in serving_plans if r["gpu_id"] == gpu_id],
         ))
     return pages
+
+
+CLUSTER_OFFERS_PER_GPU = 12  # whole nodes listed on a GPU page, cheapest first
+
+
+def _attach_renter(connection: duckdb.DuckDBPyConnection, data: DashboardData, latest: date) -> None:
+    """What a renter can get (issue 42): the overview's cheapest available beside cheapest listed (cloud on-demand
+    and marketplace asks), and on each GPU page its providers' availability, commitment terms and nodes."""
+    data.cheapest_available = _rows(connection, """
+        SELECT gpu_id, market, cheapest_listed_usd, cheapest_listed_provider, cheapest_listed_availability,
+               cheapest_available_usd, cheapest_available_provider, provider_count, available_provider_count,
+               unavailable_provider_count, unknown_provider_count, is_synthetic
+        FROM marts.gpu_cheapest_available_daily
+        WHERE price_date = ? AND market IN ('on_demand', 'marketplace_on_demand')
+        ORDER BY cheapest_available_usd IS NULL, cheapest_listed_usd, gpu_id, market""", [latest])
+    availability = _rows(connection, """
+        SELECT gpu_id, market, provider, availability, listed_price_usd, available_price_usd, offer_count,
+               available_offer_count, unavailable_offer_count, unknown_offer_count, min_host_reliability,
+               is_suspect, is_synthetic
+        FROM marts.gpu_availability_daily WHERE price_date = ?
+        ORDER BY gpu_id, market, listed_price_usd, provider""", [latest])
+    terms = _rows(connection, """
+        SELECT gpu_id, provider, term_months, pricing_type, term_price_usd, on_demand_price_usd,
+               discount_vs_on_demand, source, price_date, is_synthetic
+        FROM marts.gpu_term_prices_daily
+        QUALIFY price_date = max(price_date) OVER (PARTITION BY gpu_id, provider)
+        ORDER BY gpu_id, term_months, term_price_usd, provider""")
+    # one row per provider, market and node type: its cheapest region, and in how many regions it is listed
+    nodes = _rows(connection, f"""
+        WITH node_types AS (
+            SELECT gpu_id, provider, market, instance_type, gpu_count, cluster_network, cluster_network_basis,
+                   any_value(fabric) AS fabric, min(price_per_gpu_hour_usd) AS price_per_gpu_hour_usd,
+                   min(node_price_usd_per_hour) AS node_price_usd_per_hour, count(*) AS listings,
+                   bool_or(in_stock) AS in_stock, bool_or(is_synthetic) AS is_synthetic
+            FROM marts.gpu_cluster_offers_daily
+            WHERE price_date = ? AND market IS NOT NULL
+            GROUP BY ALL
+        )
+        SELECT * FROM node_types
+        QUALIFY row_number() OVER (PARTITION BY gpu_id
+                                   ORDER BY cluster_network IS NULL, price_per_gpu_hour_usd, provider, instance_type,
+                                            market)
+                <= {CLUSTER_OFFERS_PER_GPU}
+        ORDER BY gpu_id, cluster_network IS NULL, price_per_gpu_hour_usd, provider, instance_type, market""",
+        [latest])
+    for page in data.gpus:
+        page.availability = [r for r in availability if r["gpu_id"] == page.gpu_id]
+        page.terms = [r for r in terms if r["gpu_id"] == page.gpu_id]
+        page.cluster_offers = [r for r in nodes if r["gpu_id"] == page.gpu_id]

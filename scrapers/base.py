@@ -20,7 +20,10 @@ from scrapers.http import HttpClient, RawDocument
 from scrapers.offline import Generated, Recording
 
 CHANNELS = ("cloud", "retail")
-PRICING_TYPES = ("on_demand", "spot", "reserved_1y", "reserved_3y", "purchase")
+# `reserved`: a published commitment of another term than 12 or 36 months (term_months says which: Civo's 6 and 24
+# months, Together's 1-, 3- and 6-month tiers); it is in no market (the term markets are reserved_1y / reserved_3y)
+# and reaches marts.gpu_term_prices_daily with every other term.
+PRICING_TYPES = ("on_demand", "spot", "reserved_1y", "reserved_3y", "reserved", "purchase")
 # What one price is per. `instance_term` = the total for a whole reservation term (Azure reservations).
 PRICE_UNITS = ("gpu_hour", "instance_hour", "instance_term", "card")
 
@@ -61,6 +64,9 @@ class Offer:
     interconnect: str | None = None
     # The network between the offer's nodes, where the source says so: infiniband | roce | ethernet; None = not said.
     cluster_network: str | None = None
+    # The host's reliability as a marketplace publishes it (vast.ai `reliability2`: a share of 0-1 from the host's
+    # uptime history); None = not published. The one interruption figure of the spot markets loaded so far.
+    host_reliability: Decimal | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)

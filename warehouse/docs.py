@@ -37,10 +37,18 @@ CATEGORICAL_VALUES: dict[str, tuple[str, ...]] = {
     "data_origin": (*DATA_ORIGINS, "unknown"),
     "purchase_price_basis": ("street_new", "street_used", "system_share", "launch_price"),
 }
+RENTAL_MARKETS = tuple(name for name, market in MARKETS.items() if market.price_per == "gpu_hour")
 # A column whose values differ in one mart.
 TABLE_CATEGORICAL_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
     ("commitment_outcomes", "market"): ("reserved_1y", "reserved_3y"),  # a commitment's term
     ("spot_discount_daily", "channel"): ("cloud", "marketplace"),  # rentals only
+    # what a renter can get: rentals only, and the terms and fabrics as their marts write them
+    ("gpu_availability_daily", "channel"): ("cloud", "marketplace"),
+    ("gpu_availability_daily", "market"): RENTAL_MARKETS,
+    ("gpu_cheapest_available_daily", "channel"): ("cloud", "marketplace"),
+    ("gpu_cheapest_available_daily", "market"): RENTAL_MARKETS,
+    ("gpu_term_prices_daily", "pricing_type"): ("reserved_1y", "reserved_3y", "reserved"),
+    ("gpu_cluster_offers_daily", "cluster_network"): ("infiniband", "roce", "ethernet", "efa"),
 }
 
 

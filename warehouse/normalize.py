@@ -51,6 +51,7 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "via": pl.String,
     "interconnect": pl.String,
     "cluster_network": pl.String,
+    "host_reliability": pl.Decimal(7, 6),
     "reject_reason": pl.String,  # not stored in raw.offers: the integrity check turns it into a quarantine reason
 }
 OFFER_KEY = ["run_id", "parser_version", "offer_id", "pricing_type", "includes_host_vm"]
@@ -120,6 +121,7 @@ def normalize(offers: list[Offer], run: LandedRun, parser_version: int) -> pl.Da
                 "via": offer.via,
                 "interconnect": offer.interconnect,
                 "cluster_network": offer.cluster_network,
+                "host_reliability": offer.host_reliability,
                 "reject_reason": offer.reject_reason,
             }
         )

@@ -69,7 +69,8 @@ RAW_TABLES = {
         price_per_unit         DECIMAL(18, 6),            -- per GPU-hour (rentals) or per card, in `currency`
         via                    VARCHAR,                   -- the aggregator it was seen through; NULL = direct
         interconnect           VARCHAR,                   -- sxm | pcie_nvlink | nvlink | pcie where the source says
-        cluster_network        VARCHAR                    -- infiniband | roce | ethernet where the source says
+        cluster_network        VARCHAR,                   -- infiniband | roce | ethernet where the source says
+        host_reliability       DECIMAL(7, 6)              -- the host's published reliability, 0-1 (vast reliability2)
     """,
     "raw.quotes": """
         load_id       VARCHAR NOT NULL,          -- one loaded file (sha256 of its bytes: the same file loads once)
@@ -233,6 +234,7 @@ def create_raw_schema(connection) -> None:
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS via VARCHAR")
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS interconnect VARCHAR")
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS cluster_network VARCHAR")
+    connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS host_reliability DECIMAL(7, 6)")
     connection.execute("ALTER TABLE raw.ingest_runs ADD COLUMN IF NOT EXISTS data_origin VARCHAR")
     connection.execute("ALTER TABLE raw.ingest_runs ADD COLUMN IF NOT EXISTS commit_seq BIGINT")
     connection.execute("ALTER TABLE meta.builds ADD COLUMN IF NOT EXISTS commit_seq_through BIGINT")

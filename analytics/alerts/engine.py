@@ -105,6 +105,15 @@ with series as (
 select * from series where price_date = $day
 """
 
+# `--available`: the day's cheapest credible offer its source said could be launched (gpu_cheapest_available_daily)
+AVAILABLE_SQL = """
+select price_date, gpu_id, cheapest_available_usd as price_usd, cheapest_available_provider as provider,
+       cheapest_available_source as source, provider_count, available_provider_count, unknown_provider_count,
+       is_synthetic
+from marts.gpu_cheapest_available_daily
+where gpu_id = $gpu_id and market = $market and price_date = $day
+"""
+
 PROVIDERS_SQL = """
 select provider_count, credible_provider_count from marts.gpu_market_prices_daily
 where price_date = $day and gpu_id = $gpu_id and market = $market
@@ -170,6 +179,20 @@ def _condition(connection, rule: Rule, series: dict, day: date) -> tuple[bool | 
     return (previous_low is not None and price < previous_low), previous_low
 
 
+def _available_condition(connection, rule: Rule, keys: dict, day: date) -> tuple[dict | None, bool | None,
+                                                                                 Decimal | None]:
+    """`--available --below P`: holds when the day's cheapest available credible offer is at or under P. No
+    available offer: False when every provider said so, None (unknown: neither fires nor clears) when some said
+    nothing or the day has no price at all."""
+    series = _first(connection, AVAILABLE_SQL, {key: keys[key] for key in ("gpu_id", "market", "day")})
+    if series is None:
+        return None, None, None
+    if series["price_usd"] is None:
+        return None, (None if series["unknown_provider_count"] else False), None
+    holds, threshold = _condition(connection, rule, series, day)
+    return series, holds, threshold
+
+
 def signal_fires_on(connection, gpu_id: str, market: str, day: date) -> bool | None:
     """Whether the buy signal fires on `day` for the GPU's series in the market, from the prices up to that day
     (None: no price observed up to it)."""
@@ -208,8 +231,11 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
         gpu_id = gpu_ids[rule.name]
         price_per = MARKETS[rule.market].price_per
         keys = {"gpu_id": gpu_id, "market": rule.market, "price_per": price_per, "day": day}
-        series = _first(connection, SERIES_WITH_SUSPECT_SQL if rule.include_suspect else SERIES_SQL, keys)
-        holds, reference = (None, None) if series is None else _condition(connection, rule, series, day)
+        if rule.available:
+            series, holds, reference = _available_condition(connection, rule, keys, day)
+        else:
+            series = _first(connection, SERIES_WITH_SUSPECT_SQL if rule.include_suspect else SERIES_SQL, keys)
+            holds, reference = (None, None) if series is None else _condition(connection, rule, series, day)
         before = connection.execute(
             """select condition_holds from alerts.rule_days where rule_name = ? and rule_fingerprint = ?
                and price_date < ? and condition_holds is not null order by price_date desc limit 1""",
@@ -219,7 +245,8 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
         if not holds or (before is not None and before[0]):
             continue  # not holding, or still holding since it last fired (it has not cleared)
         offers = "int_offers__market_daily" if rule.include_suspect else "int_offers__credible_daily"
-        offer = _first(connection, CHEAPEST_OFFER_SQL.format(offers=offers), keys) or {}
+        offer = ({"provider": series["provider"], "source": series["source"]} if rule.available
+                 else _first(connection, CHEAPEST_OFFER_SQL.format(offers=offers), keys) or {})
         unit = "per GPU-hour" if price_per == "gpu_hour" else "per card"
         synthetic = bool(series["is_synthetic"])
         providers = (_first(connection, PROVIDERS_SQL, keys) or {}).get(

@@ -13,10 +13,13 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from config.settings import alerts_path
+from warehouse import markets
 from warehouse.markets import ALERT_MARKETS
 
 MARKETS = ALERT_MARKETS  # the markets a rule may watch (warehouse/markets.py)
 CONDITIONS = ("below", "good_deal", "drop", "new_low")
+# the markets whose availability is known per offer (marts.gpu_cheapest_available_daily): rentals
+AVAILABLE_MARKETS = tuple(name for name in ALERT_MARKETS if markets.MARKETS[name].price_per == "gpu_hour")
 MAX_RATE_AGE_DAYS = 7  # as for prices: an older rate converts nothing
 # A `below` threshold is money: compared and stored in USD as DECIMAL(18, 6) (alerts.alert_events.reference_usd),
 # after conversion at up to ~4 USD per unit (the dinars). Within these bounds it always fits; 1e400 or inf would
@@ -41,6 +44,10 @@ class Rule:
     # `--include-suspect`: watch every provider's lowest price, suspect ones included (marts.gpu_market_prices_daily
     # min_price_usd), not the credible cheapest; False is not written, so older rules keep their fingerprint
     include_suspect: bool | None = None
+    # `--available`: watch the cheapest offer its source said could be launched that day
+    # (marts.gpu_cheapest_available_daily), not the cheapest listed; `below` only, rental markets only. False is not
+    # written either (older rules keep their fingerprint).
+    available: bool | None = None
 
     def validate(self) -> Rule:
         if not re.fullmatch(r"[\w.-]{1,60}", self.name):
@@ -64,18 +71,27 @@ class Rule:
                 raise RuleError(f"{self.name}: currency must be an ISO code such as USD or EUR, not {self.currency!r}")
         if self.condition == "drop" and (positive_decimal(self.percent) is None or positive_decimal(self.percent) >= 100):
             raise RuleError(f"{self.name}: `drop` needs a percent between 0 and 100, not {self.percent!r}")
+        if self.available:
+            if self.condition != "below":
+                raise RuleError(f"{self.name}: --available watches a price: give it --below PRICE")
+            if self.market not in AVAILABLE_MARKETS:
+                raise RuleError(f"{self.name}: --available is for rentals ({', '.join(AVAILABLE_MARKETS)}), "
+                                f"not {self.market!r}")
+            if self.include_suspect:
+                raise RuleError(f"{self.name}: --available watches credible prices only; drop --include-suspect")
         return self
 
     @property
     def fingerprint(self) -> str:
-        fields = {key: value for key, value in asdict(self).items() if not (key == "include_suspect" and not value)}
+        fields = {key: value for key, value in asdict(self).items()
+                  if not (key in ("include_suspect", "available") and not value)}
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
     def describe(self) -> str:
         what = {"below": f"at or below {self.price} {self.currency}", "good_deal": "the buy signal says buy",
                 "drop": f"{self.percent}% under its 7-day median", "new_low": "a new lowest price"}[self.condition]
-        return f"{self.gpu} {self.market.replace('_', ' ')}: {what}" + (
-            " (suspect prices included)" if self.include_suspect else "")
+        return (f"{self.gpu} {self.market.replace('_', ' ')}: {'available ' if self.available else ''}{what}"
+                + (" (suspect prices included)" if self.include_suspect else ""))
 
 
 def positive_decimal(text) -> Decimal | None:

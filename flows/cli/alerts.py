@@ -47,7 +47,8 @@ def add(args) -> int:
         raise RuleError("say when: --below PRICE [--currency C], --drop PERCENT, --good-deal or --new-low")
     rule, gpu_id = add_rule(Rule(name=args.name, gpu=args.gpu, market=args.market, condition=condition,
                                  price=args.below, currency=args.currency.upper(), percent=args.drop,
-                                 include_suspect=True if args.include_suspect else None), gpu_of)
+                                 include_suspect=True if args.include_suspect else None,
+                                 available=True if args.available else None), gpu_of)
     print(f"added {rule.name}: {rule.describe()} (GPU {gpu_id}); evaluated at the end of every daily run")
     return 0
 
@@ -96,6 +97,10 @@ def register(commands) -> None:
     alerts.add_argument("--include-suspect", action="store_true",
                         help="add: watch every provider's lowest price, suspect ones included (default: credible "
                              "prices only, marts.gpu_market_prices_daily)")
+    alerts.add_argument("--available", action="store_true",
+                        help="add (with --below): fire when the GPU is available at or under the price: the "
+                             "cheapest offer its source said could be launched that day "
+                             "(marts.gpu_cheapest_available_daily), not the cheapest listed")
     alerts.add_argument("--date", type=date.fromisoformat,
                         help="check: the day to evaluate, YYYY-MM-DD (default: the latest day in the marts)")
     alerts.set_defaults(func=cmd_alerts)

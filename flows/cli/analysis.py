@@ -9,9 +9,12 @@ import duckdb
 from analytics.estimate import (
     EstimateError,
     EstimateRequest,
+    RenterOptions,
     estimate,
+    format_renter,
     format_rows,
     model_for,
+    renter_costs,
 )
 from analytics.validate import format_validation, validate
 from flows.cli.common import json_text, one_line, positive
@@ -22,6 +25,8 @@ SHARE = positive(float, "a share of the peak", at_most=1)
 WHOLE = positive(int, "a whole number")
 THROUGHPUT = positive(float, "a throughput in tokens per second")
 DAYS = positive(float, "a number of days")
+TERABYTES = positive(float, "a size in TB")
+HOURS = positive(float, "a number of hours")
 
 
 def cmd_estimate(args) -> int:
@@ -32,12 +37,17 @@ def cmd_estimate(args) -> int:
             return 0
         model = model_for(args.model, args.params, args.active_params, args.tokens, args.layers, args.d_model,
                           args.kv_values, args.sequence_length)
-        rows = estimate(EstimateRequest(
+        request = EstimateRequest(
             model=model, gpu=args.gpu, mfu=args.mfu, precision=args.precision, recompute=args.recompute,
             cluster_gpus=args.gpus, inference=args.inference, prompt_tokens=args.prompt_tokens,
             output_tokens=args.output_tokens, tokens_per_second=args.tokens_per_second, term=args.term,
             max_days=args.max_days,
-        ))
+        )
+        rows = estimate(request)
+        renter = RenterOptions(available=args.available, data_tb=args.data_tb, egress_tb=args.egress_tb,
+                               checkpoint_hours=args.checkpoint_hours)
+        if renter.wanted():
+            rows = renter_costs(rows, request, renter)
     except (EstimateError, FileNotFoundError) as error:
         print(f"gpuprices estimate: {error}", file=sys.stderr)
         return 2
@@ -56,6 +66,8 @@ def cmd_estimate(args) -> int:
         print(f"{model.name}: {view} estimate, {args.precision}, {priced_at}"
               + (f", {len(rows)} GPUs ranked" if not args.gpu else ""))
         print(format_rows(rows, args.inference))
+        if renter.wanted():
+            print(format_renter(rows, request, renter))
     return 0
 
 
@@ -92,6 +104,17 @@ def register(commands) -> None:
     est.add_argument("--term", choices=["1y", "3y"],
                      help="also price the run at the day's cheapest 1- or 3-year commitment (markets reserved_1y / "
                           "reserved_3y), with the break-even utilisation against on-demand")
+    est.add_argument("--available", action="store_true",
+                     help="also price at the cheapest offer its source said could be launched today "
+                          "(marts.gpu_cheapest_available_daily), beside the cheapest listed")
+    est.add_argument("--data-tb", type=TERABYTES,
+                     help="all in: TB of data stored for the run (checkpoints are added for training), at the "
+                          "provider's published storage price (marts.provider_rental_costs)")
+    est.add_argument("--egress-tb", type=TERABYTES,
+                     help="all in: TB sent out of the provider, at its published egress price")
+    est.add_argument("--checkpoint-hours", type=HOURS,
+                     help="training: hours between checkpoints, for the spot cost with the expected restarts "
+                          "(default 1)")
     est.add_argument("--validate", metavar="FILE.csv",
                      help="estimated vs reported GPU-hours of published runs (analytics/calibration/"
                           "training_runs_calibration.csv), the efficiency model beside the naive 40%% rule")

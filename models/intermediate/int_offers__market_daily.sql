@@ -46,6 +46,7 @@ select
     complete.instance_family,
     complete.condition,
     complete.in_stock,
+    complete.host_reliability,
     complete.url,
     complete.is_synthetic,
     complete.is_imported,

@@ -28,6 +28,7 @@ select
     offers.instance_type,
     offers.interconnect,
     offers.cluster_network,
+    offers.host_reliability,
     offers.region,
     offers.pricing_type,
     offers.market,

@@ -41,6 +41,7 @@ renamed as (
         via,
         interconnect,
         cluster_network,
+        host_reliability,
         offer_id,
         title,
         raw_gpu_name,

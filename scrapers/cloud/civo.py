@@ -14,8 +14,9 @@ tests/fixtures/civo/):
 - Each price cell holds an hourly print (`data-option="hourly"`, `$D.DD<span>per hour</span>`) and a hidden
   monthly one (not read). The commitment cell has one `<div id="{6,12,24,36}_months">` block per term, all in the
   bytes (CSS shows 36 months by default). The page is dollar-only: any other symbol is a ParseError.
-- 12 months -> reserved_1y, 36 months -> reserved_3y (term_months set). The 6- and 24-month terms have no
-  pricing type here and are not loaded.
+- 12 months -> reserved_1y, 36 months -> reserved_3y; the 6- and 24-month terms -> `reserved` (term_months says
+  which; in no market, only marts.gpu_term_prices_daily). Every term is billed per hour of the term (the page
+  prints the hourly rate of each).
 - "N/A" is a price the page does not offer: B200 is commitment-only (on-demand and 6-month N/A; its headline
   $3.79/GPU is the 36-MONTH price), so an N/A is skipped, never a zero and never relabelled on-demand.
 - The row's model must match its table's caption (A100 40GB vs 80GB lookalikes), else ParseError. The raw GPU
@@ -39,7 +40,7 @@ from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.civo.com/pricing"
-# commitment term (months) -> pricing type; the 6- and 24-month terms have none
+# commitment term (months) -> pricing type; another term (6, 24 months) is `reserved` with its term_months
 TERMS = {12: "reserved_1y", 36: "reserved_3y"}
 _CAPTION = re.compile(r"^NVIDIA (.+?) GPU pricing$")
 _DETAIL = re.compile(r"^(\d+) x NVIDIA (.+)$")
@@ -59,8 +60,9 @@ def raw_gpu_name(label: str, model: str) -> str:
 class Civo(PricingPage):
     id = "civo"
     provider = "civo"
-    description = "Civo GPU instances from the public pricing page (USD per instance-hour, on-demand and 1y/3y)"
-    pricing_types = ("on_demand", "reserved_1y", "reserved_3y")
+    description = "Civo GPU instances from the public pricing page (USD per instance-hour, on-demand and 6/12/24/36-month commitments)"
+    pricing_types = ("on_demand", "reserved_1y", "reserved_3y", "reserved")
+    parser_version = 2  # 2: the 6- and 24-month commitments loaded as `reserved`
     hosts = ("www.civo.com", "civo.com")
     page_url = PRICING_URL
     status = "parser tested on gpu-index's real capture of the pricing page (2026-08-22); no live call made"
@@ -126,14 +128,14 @@ class Civo(PricingPage):
             raise ParseError(f"{self.id}: {where}: an hourly price outside the commitment term blocks")
         for block, months in terms:
             price = self._hourly(block, f"{where} {months}-month commitment")
-            if price is not None and months in TERMS:
-                prices.append((TERMS[months], months, price))
+            if price is not None:
+                prices.append((TERMS.get(months, "reserved"), months, price))
         raw_name = raw_gpu_name(label, model)
         instance_type = f"{label} {size}".strip()
         return [
             Offer(
                 source=self.id, channel="cloud", provider=self.provider,
-                offer_id=f"{instance_type}|{pricing_type}", title=f"{instance_type} ({detail})",
+                offer_id=f"{instance_type}|{pricing_type}" + (f"|{months}m" if pricing_type == "reserved" else ""), title=f"{instance_type} ({detail})",
                 raw_gpu_name=raw_name, gpu_id=resolve_gpu_id(raw_name, self.id), gpu_count=Fraction(count),
                 pricing_type=pricing_type, term_months=months, price=amount, currency="USD",
                 price_unit="instance_hour", instance_type=instance_type, url=PRICING_URL, document_index=index,

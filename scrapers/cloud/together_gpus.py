@@ -19,9 +19,11 @@ Inference -> Sandbox sections, and its together collector notes; recordings/toge
   "$D.DD" (the page prints some with a leading space, " $3.45") is USD per GPU-hour: gpu_count 1, price_unit
   gpu_hour. An em-dash (GB200/GB300 NVL72, HGX B300 on 2026-08-22) or "Contact us" is no published price, never a
   zero; any other figure is a ParseError (a currency or format change is never guessed into USD).
-- The reserved prices are short terms (7 to 180 days; 181+ days is "Contact us"): no pricing type here fits them
-  (reserved_1y/3y are 12/36-month terms), so they are not loaded; the row's cells must still cover exactly the
-  four reserved columns (a "Contact us" cell spans all four for unpriced chips), else ParseError.
+- The reserved prices are short terms, per GPU-hour like the on-demand ones: "7-30 days", "31-90 days", "91-180
+  days" are loaded as pricing type `reserved` with term_months the tier's longest reservation in whole months (30
+  days -> 1, 90 -> 3, 180 -> 6: the rate of a reservation of up to that long; the tier stays in the title and the
+  offer id); "181+ days" is "Contact us" (no price). The row's cells must cover exactly the four reserved columns
+  (a "Contact us" cell spans all four for unpriced chips), else ParseError.
 - The labels state no GPU memory. "HGX" is NVIDIA's SXM baseboard: "NVIDIA HGX H100" is read as "H100 SXM"
   (interconnect sxm), as the other HGX price pages here; a model sold in several memory sizes (H100) then stays
   unresolved rather than guessed. NVL72 rows would be interconnect nvlink. The page says nothing of the network
@@ -47,6 +49,8 @@ SECTION_ANCHOR = "gpu-clusters"
 SECTION_TITLE = "GPU Clusters"
 UNIT_NOTE = "All prices are per GPU per hour."
 RESERVED_TERMS = ("7-30 days", "31-90 days", "91-180 days", "181+ days")
+# a reserved tier -> its longest reservation in whole months (term_months); 181+ days has no published price
+TIER_MONTHS = {"7-30 days": 1, "31-90 days": 3, "91-180 days": 6}
 HEADER = ("Hardware", "ON-Demand", "Reserved", "Pay as you go", *RESERVED_TERMS)
 EM_DASH = "\u2014"
 _PRICE = re.compile(r"^\$(\d+\.\d{2})$")
@@ -77,8 +81,10 @@ def gpu_raw_name(label: str) -> tuple[str, str | None]:
 class TogetherGpus(PricingPage):
     id = "together-gpus"
     provider = "together"
-    description = "Together AI GPU Clusters from the public pricing page (USD per GPU-hour, on-demand)"
-    pricing_types = ("on_demand",)
+    description = ("Together AI GPU Clusters from the public pricing page (USD per GPU-hour, on-demand and reserved "
+                   "1-, 3- and 6-month tiers)")
+    pricing_types = ("on_demand", "reserved")
+    parser_version = 2  # 2: the reserved tiers (7-30, 31-90, 91-180 days) loaded as `reserved`
     hosts = ("www.together.ai", "together.ai")
     page_url = PRICING_URL
     status = (
@@ -104,7 +110,7 @@ class TogetherGpus(PricingPage):
             raise ParseError(f"{self.id}: the GPU Clusters table has no rows")
         offers = [offer for row in rows for offer in self._row(row, index)]
         if not offers:
-            raise ParseError(f"{self.id}: {len(rows)} GPU Clusters rows but no on-demand price in them")
+            raise ParseError(f"{self.id}: {len(rows)} GPU Clusters rows but no price in them")
         return offers
 
     def _section(self, tree: LexborHTMLParser) -> LexborNode:
@@ -134,17 +140,26 @@ class TogetherGpus(PricingPage):
         if covered != len(RESERVED_TERMS):
             raise ParseError(f"{self.id}: row {label!r}: reserved cells cover {covered} columns, not "
                              f"{len(RESERVED_TERMS)}: table reshaped")
-        price = self._price(node_text(cells[1]), f"row {label!r} on-demand")
-        if price is None:
-            return []
+        prices = [("on_demand", None, "on-demand", self._price(node_text(cells[1]), f"row {label!r} on-demand"))]
+        if covered == len(cells) - 2:  # one cell per tier (a spanning "Contact us" prices none)
+            prices += [("reserved", TIER_MONTHS.get(tier), tier, self._price(node_text(cell), f"row {label!r} {tier}"))
+                       for tier, cell in zip(RESERVED_TERMS, cells[2:], strict=True)]
         raw_name, interconnect = gpu_raw_name(label)
-        return [Offer(
-            source=self.id, channel="cloud", provider=self.provider, offer_id=f"{label}|on_demand",
-            title=f"{label} (GPU Clusters, on-demand)", raw_gpu_name=raw_name,
-            gpu_id=resolve_gpu_id(raw_name, self.provider), gpu_count=Fraction(1), pricing_type="on_demand",
-            price=price, currency="USD", price_unit="gpu_hour", instance_type=label, url=PRICING_URL,
-            interconnect=interconnect, document_index=index,
-        )]
+        offers = []
+        for pricing_type, months, tier, price in prices:
+            if price is None:
+                continue
+            if months is None and pricing_type == "reserved":
+                raise ParseError(f"{self.id}: row {label!r}: a price {price} in the {tier!r} tier, which had none")
+            offers.append(Offer(
+                source=self.id, channel="cloud", provider=self.provider,
+                offer_id=f"{label}|{pricing_type}" + (f"|{tier}" if months else ""),
+                title=f"{label} (GPU Clusters, {tier})", raw_gpu_name=raw_name,
+                gpu_id=resolve_gpu_id(raw_name, self.provider), gpu_count=Fraction(1), pricing_type=pricing_type,
+                term_months=months, price=price, currency="USD", price_unit="gpu_hour", instance_type=label,
+                url=PRICING_URL, interconnect=interconnect, document_index=index,
+            ))
+        return offers
 
     def _price(self, text: str, where: str) -> Decimal | None:
         """"$D.DD" -> a Decimal; an em-dash or digit-free text ("Contact us") -> None; anything else ParseError."""

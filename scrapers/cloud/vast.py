@@ -12,6 +12,9 @@ Facts (vast-cli, gpuhunt, the real capture in tests/fixtures/vast/):
   last in gpu-index's h100_sxm_desc answer). The 2026-08-22 answers (getcomputable/gpu-index, saved in
   tests/fixtures/vast/vast_bundles_capture_2026-08-22_*) carry no boolean `verified` at all, the 2025 capture
   carries both; the boolean is only a fallback;
+- `reliability2` is the host's published reliability, a share of 0-1 from its uptime history (0.889-0.993 in the
+  2026 answers): host_reliability, on both the on-demand ask and the interruptible bid of the offer (vast publishes
+  no outbid rate);
 - those answers are `{offers: [...]}` only, with `dph_total` == `search.totalHour`; `min_bid` can be ABOVE the
   on-demand ask (an H100 SXM 1/8 slice: ask 1.9348..., min_bid 2.4): kept as stated, it is vast's bid floor;
 - gpu-index asked `GET .../bundles/?q=<the same JSON filter>` (gpu_name eq, rentable eq true, type
@@ -20,6 +23,7 @@ Facts (vast-cli, gpuhunt, the real capture in tests/fixtures/vast/):
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 
 from scrapers.base import Expectations, Offer
@@ -37,7 +41,8 @@ QUERY = {"num_gpus": {"gte": 1}, "order": [["score", "desc"]], "type": "on-deman
 
 class VastMarketplace(JsonApiSource):
     id = "vast"
-    parser_version = 2  # 2: the 2026 answers' `verification` string (no boolean `verified` any more)
+    # 2: the 2026 answers' `verification` string (no boolean `verified` any more); 3: host_reliability (reliability2)
+    parser_version = 3
     provider = "vast"
     description = "Vast.ai offer search: every marketplace offer (on-demand ask and interruptible min bid)"
     pricing_types = ("on_demand", "spot")
@@ -74,6 +79,7 @@ class VastMarketplace(JsonApiSource):
         if not isinstance(verified, str):
             raise ParseError(f"{self.id}: offer {offer_id} verification = {verified!r}")
         hosting = "datacenter" if offer.get("hosting_type") == 1 else "host"
+        reliability = self._reliability(offer.get("reliability2"), offer_id)
         return [
             Offer(
                 source=self.id, channel="cloud", provider=self.provider, offer_id=offer_id,
@@ -82,7 +88,16 @@ class VastMarketplace(JsonApiSource):
                 price=price, currency="USD", price_unit="instance_hour", region=offer.get("geolocation"),
                 seller_type=f"{hosting}_{verified}", in_stock=bool(offer.get("rentable", True)),
                 instance_type=f"machine {offer.get('machine_id')}", document_index=index,
+                host_reliability=reliability,
             )
             for pricing_type, price in prices
             if price is not None
         ]
+
+    def _reliability(self, value, offer_id: str) -> Decimal | None:
+        """`reliability2` as published (a share of 0-1, to 6 places); absent -> None; out of range -> ParseError."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise ParseError(f"{self.id}: offer {offer_id} reliability2 = {value!r} is not a share of 0-1")
+        return Decimal(str(value)).quantize(Decimal("0.000001"))

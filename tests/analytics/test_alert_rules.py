@@ -52,3 +52,26 @@ def test_a_threshold_in_range_is_accepted(home, capsys):
     assert cli(["alerts", "add", "top", "--gpu", "RTX 4090", "--below", "1000000000"]) == 0
     assert cli(["alerts", "add", "tiny", "--gpu", "RTX 4090", "--below", "0.000001"]) == 0
     assert [rule.price for rule in load_config()[0]] == ["1000000000", "0.000001"]
+
+
+def test_available_rules_need_a_price_and_a_rental_market_and_leave_older_rules_fingerprints_alone():
+    from analytics.alerts.rules import Rule
+
+    rule = Rule(name="a", gpu="H100", market="on_demand", condition="below", price="2", available=True).validate()
+    assert rule.describe() == "H100 on demand: available at or below 2 USD"
+    for bad in (dict(condition="new_low", price=None), dict(market="retail_new"), dict(include_suspect=True)):
+        fields = dict(name="a", gpu="H100", market="on_demand", condition="below", price="2", available=True) | bad
+        with pytest.raises(RuleError):
+            Rule(**fields).validate()
+    plain = Rule(name="a", gpu="H100", market="on_demand", condition="below", price="2")
+    assert plain.fingerprint == Rule(**{**plain.__dict__, "available": False}).fingerprint  # unchanged
+    assert plain.fingerprint != rule.fingerprint
+
+
+def test_alerts_add_available_is_written_to_the_rules_file(home, capsys):
+    with db.connect() as connection:
+        connection.execute("CREATE TABLE marts.gpus AS SELECT 'h100-sxm5-80gb' AS gpu_id")
+    assert cli(["alerts", "add", "h100", "--gpu", "H100 SXM5 80GB", "--below", "2", "--available"]) == 0
+    assert "available at or below 2 USD" in capsys.readouterr().out
+    assert load_config()[0][0].available is True
+    assert cli(["alerts", "add", "x", "--gpu", "H100 SXM5 80GB", "--new-low", "--available"]) == 2

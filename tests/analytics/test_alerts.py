@@ -249,3 +249,51 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
     assert evaluate_day(connection, [rule], episodes[0]) == []  # a day is evaluated once
     assert connection.execute("select count(*) from alerts.alert_events where offer_url = 'https://shop.test'"
                               ).fetchone()[0] == 2
+
+
+def test_available_rule_fires_when_the_gpu_becomes_available_at_or_under_the_price(tmp_path):
+    """`alerts add --available --below P`: the cheapest credible offer its source said could be launched
+    (marts.gpu_cheapest_available_daily). Listed cheap but out of stock does not fire; unknown stock neither fires
+    nor clears; the first day it is available under P fires, once per episode."""
+    import duckdb
+
+    from analytics.alerts.engine import Rule, ensure_schema, evaluate_day
+
+    connection = duckdb.connect(str(tmp_path / "w.duckdb"))
+    connection.execute("""
+        create schema marts; create schema intermediate;
+        create table marts.gpus as select 'h100-sxm5-80gb' as gpu_id;
+        create table marts.gpu_cheapest_available_daily (price_date date, gpu_id varchar, market varchar,
+            cheapest_available_usd decimal(18, 6), cheapest_available_provider varchar,
+            cheapest_available_source varchar, provider_count bigint, available_provider_count bigint,
+            unknown_provider_count bigint, is_synthetic boolean);
+        create table marts.gpu_market_prices_daily (price_date date, gpu_id varchar, market varchar,
+            price_per varchar, provider_count bigint, credible_provider_count bigint);
+    """)
+    start = date(2026, 4, 2)
+    days = [  # (cheapest available, providers available, unknown): listed at 1.80 all along
+        (None, 0, 0),                # every provider said out of stock: does not hold
+        (None, 0, 2),                # some said nothing: unknown, neither fires nor clears
+        (Decimal("2.40"), 1, 1),     # available, over the price
+        (Decimal("1.95"), 1, 1),     # available at or under 2.00: fires
+        (Decimal("1.90"), 2, 0),     # still holding: no second event
+        (None, 0, 0),                # out of stock again: clears
+        (Decimal("2.00"), 1, 0),     # at the price: fires again
+    ]
+    for offset, (price, available, unknown) in enumerate(days):
+        when = start + timedelta(days=offset)
+        connection.execute("insert into marts.gpu_cheapest_available_daily values (?, 'h100-sxm5-80gb', "
+                           "'on_demand', ?, ?, ?, 3, ?, ?, false)",
+                           [when, price, "lambda" if price else None, "lambda" if price else None, available, unknown])
+        connection.execute("insert into marts.gpu_market_prices_daily values (?, 'h100-sxm5-80gb', 'on_demand', "
+                           "'gpu_hour', 3, 3)", [when])
+    ensure_schema(connection)
+    rule = Rule(name="h100-available", gpu="H100 SXM5 80GB", market="on_demand", condition="below", price="2.00",
+                available=True).validate()
+    fired = [event for offset in range(len(days))
+             for event in evaluate_day(connection, [rule], start + timedelta(days=offset))]
+    assert [event["price_date"] for event in fired] == [start + timedelta(days=3), start + timedelta(days=6)]
+    assert fired[0]["provider"] == "lambda" and fired[0]["price_usd"] == Decimal("1.95")
+    assert "available at or below 2.00 USD" in fired[0]["message"]
+    holds = connection.execute("select condition_holds from alerts.rule_days order by price_date").fetchall()
+    assert [row[0] for row in holds] == [False, None, False, True, True, False, True]

@@ -161,6 +161,11 @@ SYNTHETIC_INPUTS = {
     "inference_api_prices_daily": """
         select m.is_synthetic, p.is_synthetic as expected from marts.inference_api_prices_daily m
         join staging.stg_raw__api_token_prices p using (source, provider, model_slug, observed_at)""",
+    # what a renter can get: each row made up when an offer behind it is
+    "gpu_availability_daily": """
+        select m.is_synthetic, bool_or(o.is_synthetic) as expected from marts.gpu_availability_daily m
+        join intermediate.int_offers__market_daily o using (price_date, gpu_id, channel, market, provider)
+        where o.price_per = 'gpu_hour' group by all""",
     "rent_vs_buy_daily": """
         select m.is_synthetic, r.is_synthetic or b.is_synthetic as expected from marts.rent_vs_buy_daily m
         join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)

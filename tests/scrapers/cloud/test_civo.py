@@ -14,6 +14,7 @@ from warehouse.normalize import price_per_unit
 
 # the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
 PAGE = RECORDINGS / "civo" / "stale_capture_2026-08-22_pricing_page_gpu_index.html"
+PRICE_6M, PRICE_24M = Decimal("3.29"), Decimal("3.09")  # H200 SXM Small, as the page prints them
 
 
 @pytest.fixture(scope="module")
@@ -28,15 +29,18 @@ def page_with(old: str, new: str, count: int = 1):
 
 
 def test_every_gpu_row_and_term_of_the_six_tables(offers):
-    # 17 rows: 16 on-demand (B200 is N/A) + 17 at 12 months + 17 at 36 months; 6/24-month terms have no type
-    assert len(offers) == 50
-    assert Counter(o.pricing_type for o in offers) == {"on_demand": 16, "reserved_1y": 17, "reserved_3y": 17}
+    # 17 rows: 16 on-demand (B200 is N/A) + 17 at 12 months + 17 at 36 months + the 6-month terms (B200's N/A)
+    # and the 24-month terms as `reserved`
+    assert len(offers) == 83
+    assert Counter(o.pricing_type for o in offers) == {"on_demand": 16, "reserved_1y": 17, "reserved_3y": 17,
+                                                       "reserved": 33}
     assert {o.term_months for o in offers if o.pricing_type == "reserved_1y"} == {12}
     assert {o.term_months for o in offers if o.pricing_type == "reserved_3y"} == {36}
+    assert Counter(o.term_months for o in offers if o.pricing_type == "reserved") == {6: 16, 24: 17}
     assert {o.currency for o in offers} == {"USD"} and {o.price_unit for o in offers} == {"instance_hour"}
     assert {o.gpu_id for o in offers} == {"l40s-48gb", "a100-40gb-unstated", "a100-80gb-unstated",
                                            "h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb"}
-    assert len({o.offer_id for o in offers}) == 50
+    assert len({o.offer_id for o in offers}) == 83
     assert all(o.price > 0 for o in offers)  # the CPU and object-store tables outside the section never leak in
 
 
@@ -44,17 +48,19 @@ def test_instance_price_divides_by_the_stated_gpu_count(offers):
     xl = next(o for o in offers if o.instance_type == "L40S 48GB Extra Large" and o.pricing_type == "on_demand")
     assert (xl.price, xl.gpu_count, xl.raw_gpu_name) == (Decimal("10.32"), 8, "L40S 48GB")
     assert price_per_unit(xl) == Decimal("1.29")
-    h200 = {o.pricing_type: o for o in offers if o.instance_type == "H200 SXM Small"}
+    h200 = {(o.pricing_type, o.term_months): o for o in offers if o.instance_type == "H200 SXM Small"}
     assert {k: o.price for k, o in h200.items()} == {
-        "on_demand": Decimal("3.49"), "reserved_1y": Decimal("3.19"), "reserved_3y": Decimal("2.99")}
+        ("on_demand", None): Decimal("3.49"), ("reserved", 6): PRICE_6M, ("reserved_1y", 12): Decimal("3.19"),
+        ("reserved", 24): PRICE_24M, ("reserved_3y", 36): Decimal("2.99")}
+    h200 = {k[0]: o for k, o in h200.items()}
     assert h200["on_demand"].raw_gpu_name == "H200 SXM 141GB" and h200["on_demand"].interconnect == "sxm"
     assert h200["on_demand"].url == PRICING_URL
 
 
 def test_b200_is_commitment_only_never_on_demand(offers):
     b200 = [o for o in offers if o.gpu_id == "b200-180gb"]
-    assert {(o.pricing_type, o.price) for o in b200} == {("reserved_1y", Decimal("35.92")),
-                                                        ("reserved_3y", Decimal("30.32"))}
+    assert {(o.pricing_type, o.term_months, o.price) for o in b200} == {
+        ("reserved_1y", 12, Decimal("35.92")), ("reserved", 24, Decimal("31.92")), ("reserved_3y", 36, Decimal("30.32"))}
     assert price_per_unit(next(o for o in b200 if o.term_months == 36)) == Decimal("3.79")
 
 

@@ -3,6 +3,7 @@ project to the Dedicated Inference -> Sandbox sections). Origin: tests/fixtures/
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -40,19 +41,20 @@ def after_visible_heading(old: str, new: str, count: int = 1) -> str:
 
 def test_one_on_demand_offer_per_priced_gpu_per_gpu_hour(offers):
     # 6 rows: H100, H200, B200 priced; GB200/GB300 NVL72 and HGX B300 are an em-dash (no price)
-    assert {o.offer_id: o.price for o in offers} == {
+    on_demand = [o for o in offers if o.pricing_type == "on_demand"]
+    assert {o.offer_id: o.price for o in on_demand} == {
         "NVIDIA HGX H100|on_demand": Decimal("3.99"),
         "NVIDIA HGX H200|on_demand": Decimal("5.99"),
         "NVIDIA HGX B200|on_demand": Decimal("8.19"),
     }
-    assert {(o.pricing_type, o.term_months, o.currency, o.price_unit, o.gpu_count) for o in offers} == {
+    assert {(o.pricing_type, o.term_months, o.currency, o.price_unit, o.gpu_count) for o in on_demand} == {
         ("on_demand", None, "USD", "gpu_hour", 1)}
     assert all(o.provider == "together" and o.source == "together-gpus" for o in offers)
     assert all(o.url == PRICING_URL and o.cluster_network is None and o.region is None for o in offers)
 
 
 def test_gpu_ids_hgx_read_as_sxm_and_h100_memory_never_guessed(offers):
-    by_label = {o.instance_type: o for o in offers}
+    by_label = {o.instance_type: o for o in offers if o.pricing_type == "on_demand"}
     b200 = by_label["NVIDIA HGX B200"]
     assert (b200.raw_gpu_name, b200.gpu_id, b200.interconnect) == ("B200 SXM", "b200-180gb", "sxm")
     assert price_per_unit(b200) == Decimal("8.19")
@@ -62,15 +64,36 @@ def test_gpu_ids_hgx_read_as_sxm_and_h100_memory_never_guessed(offers):
     assert gpu_raw_name("NVIDIA GB200 NVL72") == ("GB200 NVL72", "nvlink")
 
 
-def test_lookalike_tables_and_short_reserved_terms_never_loaded(offers):
+def test_lookalike_tables_never_loaded(offers):
     text = page_text()
     assert text.count("$8.99") == 1 and text.count("$5.49") == 1  # Dedicated Inference lookalike rows are there
     assert text.count('<div class="hide">') == 1  # and the hidden duplicate on-demand table
     prices = {o.price for o in offers}
     assert not prices & {Decimal("8.99"), Decimal("5.49")}
-    # the 7-30 / 31-90 / 91-180 day reserved prices fit no pricing type: skipped, never relabelled
-    assert not prices & {Decimal(p) for p in ("3.69", "3.45", "3.19", "4.99", "4.15", "7.99", "7.79", "6.79")}
-    assert len(offers) == len({o.offer_id for o in offers}) == 3  # the hidden copy never doubles a price
+    assert len(offers) == len({o.offer_id for o in offers}) == 12  # the hidden copy never doubles a price
+
+
+def test_reserved_tiers_are_reserved_with_their_longest_term_in_months(offers):
+    reserved = {(o.instance_type, o.term_months): o.price for o in offers if o.pricing_type == "reserved"}
+    # 7-30 days -> 1 month, 31-90 -> 3, 91-180 -> 6; "181+ days" is "Contact us"; NVL72 and B300 rows span all four
+    assert reserved == {
+        ("NVIDIA HGX H100", 1): Decimal("3.69"), ("NVIDIA HGX H100", 3): Decimal("3.45"),
+        ("NVIDIA HGX H100", 6): Decimal("3.19"),
+        ("NVIDIA HGX H200", 1): Decimal("4.99"), ("NVIDIA HGX H200", 3): Decimal("4.15"),
+        ("NVIDIA HGX H200", 6): Decimal("3.99"),
+        ("NVIDIA HGX B200", 1): Decimal("7.99"), ("NVIDIA HGX B200", 3): Decimal("7.79"),
+        ("NVIDIA HGX B200", 6): Decimal("6.79"),
+    }
+    h200 = next(o for o in offers if o.offer_id == "NVIDIA HGX H200|reserved|31-90 days")
+    assert (h200.price_unit, h200.gpu_count, h200.gpu_id, h200.title) == (
+        "gpu_hour", 1, "h200-sxm-141gb", "NVIDIA HGX H200 (GPU Clusters, 31-90 days)")
+    assert price_per_unit(h200) == Decimal("4.15")
+
+
+def test_a_price_in_the_contact_us_tier_raises_parse_error():
+    text = after_visible_heading(">Contact us</p>", ">$2.99</p>")
+    with pytest.raises(ParseError):
+        parse_text(text)
 
 
 def test_expectations_hold_on_the_capture(offers):
@@ -98,9 +121,7 @@ def test_changed_page_raises_parse_error(text):
 def test_no_priced_row_left_raises_parse_error():
     text = page_text()
     start = text.index(VISIBLE_TABLE)
-    tail = text[start:]
-    for price in ("$3.99", "$5.99", "$8.19"):
-        tail = tail.replace(f">{price}</p></div></td><td><div", ">\u2014</p></div></td><td><div", 1)
+    tail = re.sub(r">\s*\$\d+\.\d\d\s*<", ">\u2014<", text[start:])  # every on-demand and reserved price gone
     with pytest.raises(ParseError):
         parse_text(text[:start] + tail)
 

@@ -126,3 +126,27 @@ def test_vast_rejects_an_offer_without_a_gpu_count():
     payload["offers"][0]["num_gpus"] = None
     with pytest.raises(ParseError, match="num_gpus"):
         VastMarketplace().parse([json_document(payload)])
+
+
+def test_host_reliability_is_reliability2_as_published_on_both_asks(offers):
+    answer = {str(o["id"]): o["reliability2"] for o in payload(H100)["offers"]}
+    for (offer_id, _), offer in offers.items():
+        if offer_id in answer:
+            assert offer.host_reliability == Decimal(str(answer[offer_id])).quantize(Decimal("0.000001"))
+    assert offers[("700031", "spot")].host_reliability == offers[("700031", "on_demand")].host_reliability
+    assert {o.host_reliability for o in offers.values()} >= {Decimal("0.908971"), Decimal("0.889270")}
+
+
+@pytest.mark.parametrize("value", [1.5, -0.1, "0.99", True])
+def test_a_reliability_outside_a_share_is_a_parse_error(value):
+    broken = payload(B300)
+    broken["offers"][0]["reliability2"] = value
+    with pytest.raises(ParseError, match="reliability2"):
+        VastMarketplace().parse([raw_document(json.dumps(broken).encode())])
+
+
+def test_no_reliability2_is_no_figure():
+    answer = payload(B300)
+    del answer["offers"][0]["reliability2"]
+    offers = VastMarketplace().parse([raw_document(json.dumps(answer).encode())])
+    assert {o.host_reliability is None for o in offers} == {True, False}

@@ -1,0 +1,54 @@
+{{ config(materialized='incremental') }}
+-- Every published commitment term beside the same provider's on-demand price, per GPU x provider x term each day:
+-- the 1- and 3-year markets (reserved_1y / reserved_3y) and the other terms (pricing type `reserved`: Civo's 6 and
+-- 24 months, Together's 1-, 3- and 6-month tiers), from int_offers__daily (complete rentals, host VM included, USD
+-- per GPU-hour). An imported history's days stand alone (GCP committed use 2022-2025). The discount is against the
+-- provider's own cheapest on-demand price of the GPU that day, where it lists one. Incremental by day.
+with offers as (
+    select * from {{ ref('int_offers__daily') }}
+    where gpu_id is not null
+      and channel = 'cloud'
+      and includes_host_vm
+      and price_role = 'selling'
+      and price_per_gpu_hour_usd is not null
+      and {{ rebuilt_days_filter('price_date') }}
+),
+
+terms as (
+    select
+        price_date,
+        gpu_id,
+        provider,
+        term_months,
+        -- the one pricing type of the term: reserved_1y (12), reserved_3y (36) or reserved (any other)
+        min(pricing_type) as pricing_type,
+        cast(min(price_per_gpu_hour_usd) as decimal(18, 6)) as term_price_usd,
+        arg_min(source, (price_per_gpu_hour_usd, source)) as source,
+        arg_min(offer_id, (price_per_gpu_hour_usd, offer_id)) as offer_id,
+        arg_min(price_unit, (price_per_gpu_hour_usd, offer_id)) as price_unit,
+        count(*) as offer_count,
+        bool_or(is_synthetic) as is_synthetic,
+        bool_and(is_carried_forward) as is_carried_forward
+    from offers
+    where term_months is not null
+      and pricing_type in ('reserved_1y', 'reserved_3y', 'reserved')
+    group by price_date, gpu_id, provider, term_months
+),
+
+on_demand as (
+    select
+        price_date,
+        gpu_id,
+        provider,
+        cast(min(price_per_gpu_hour_usd) as decimal(18, 6)) as on_demand_price_usd
+    from offers
+    where pricing_type = 'on_demand'
+    group by all
+)
+
+select
+    terms.*,
+    on_demand.on_demand_price_usd,
+    cast(1 - terms.term_price_usd / on_demand.on_demand_price_usd as decimal(9, 6)) as discount_vs_on_demand
+from terms
+left join on_demand using (price_date, gpu_id, provider)
