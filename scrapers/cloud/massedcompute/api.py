@@ -105,7 +105,8 @@ class MassedCompute(JsonApiSource):
                 title=description or name, raw_gpu_name=raw_name, gpu_id=gpu_id,
                 gpu_count=Fraction(count), pricing_type="spot" if spot else "on_demand",
                 price=cents / Decimal(100), currency="USD", price_unit="instance_hour", region=region,
-                instance_type=name, in_stock=region is not None, document_index=index, interconnect=interconnect_of(description),
+                instance_type=name, in_stock=region is not None, document_index=index,
+                interconnect=interconnect_of(description),
             )
             for region in (region_names or [None])
         ]
