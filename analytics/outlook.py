@@ -144,14 +144,23 @@ def uses_model(fit: Mapping, kind: str) -> bool:
     return bool(fit.get("kinds", {}).get(kind, {}).get("uses_model", False))
 
 
+def scored_out_of_sample(fit: Mapping, kind: str) -> int:
+    """How many days of this kind of market were scored out of sample (leave one series out) for the stored fit."""
+    return ((fit.get("kinds", {}).get(kind, {}).get("leave_one_out") or {}).get("drop_5pct") or {}).get("n", 0)
+
+
 def base_rate_note(fit: Mapping, kind: str) -> str:
-    found = fit.get("kinds", {}).get(kind, {})
-    figure = found.get("skill_drop_5pct")
-    if figure is None:
-        return (f"base rate: the model is untested out of sample on {outlook_features.KIND_WORDS[kind]} (no real "
-                "history of them), so the chance shown is this series' own rate of such drops")
-    return (f"base rate: out of sample the model does no better on {outlook_features.KIND_WORDS[kind]} (Brier skill "
-            f"{figure:.3f} < {MIN_SKILL}), so the chance shown is this series' own rate of such drops")
+    figure = fit.get("kinds", {}).get(kind, {}).get("skill_drop_5pct")
+    words = outlook_features.KIND_WORDS[kind]
+    if figure is not None:
+        return (f"base rate: out of sample the model does no better on {words} (Brier skill {figure:.3f} < "
+                f"{MIN_SKILL}), so the chance shown is this series' own rate of such drops")
+    scored = scored_out_of_sample(fit, kind)
+    if scored:
+        return (f"base rate: out of sample the base rate was never wrong on {words} (no 5% drop within the horizon "
+                f"on {scored:,} scored days), so no model can beat it; the chance shown is this series' own rate")
+    return (f"base rate: the model is untested out of sample on {words} (no real history of them), so the chance "
+            "shown is this series' own rate of such drops")
 
 
 def model_note(fit: Mapping, kind: str) -> str:

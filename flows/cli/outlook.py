@@ -113,10 +113,12 @@ def format_backtest(report: dict) -> str:
     lines.append("Out of sample on the bundled real histories (dev/tune_outlook.py; the figures above are in sample "
                  "where they score those histories, which the stored fit saw):")
     for kind, figures in fit.get("kinds", {}).items():
-        shown = "the model" if figures.get("uses_model") else "the base rate (the model does no better)"
+        shown = "the model" if figures.get("uses_model") else "the base rate"
         skill = figures.get("skill_drop_5pct")
-        lines.append(f"  {kind}: skill of P(drop >= 5%) "
-                     + ("untested (no real history)" if skill is None else f"{skill:.3f}") + f": shows {shown}")
+        scored = outlook.scored_out_of_sample(fit, kind)
+        said = (f"{skill:.3f}" if skill is not None else
+                f"not defined (no 5% drop on {scored:,} scored days)" if scored else "untested (no real history)")
+        lines.append(f"  {kind}: skill of P(drop >= 5%) {said}: shows {shown}")
     if report["skipped"]:
         lines.append(f"{len(report['skipped'])} series too short to score (need {outlook.MIN_HISTORY_DAYS} days "
                      f"plus the horizon without a splice: a gap of over {outlook.MAX_GAP_DAYS} days between other sources)")
