@@ -2,8 +2,8 @@
 its successor's, a provider's price against the other providers' median that day, how long a price has held.
 
 Every figure of day t uses what was known on day t: the GPU's launch date (marts.gpus.release_date), the launch of
-a successor released by t (the first later GPU of the same vendor with at least its memory and 20% more FP32
-compute: a rule, not a curated table), the other providers' median of that day (int_provider_prices__daily).
+a successor released by t (the first later GPU of the same vendor with at least its memory and 20% more compute,
+BF16 dense where both have the figure, else FP32: a rule, not a curated table), the other providers' median of that day (int_provider_prices__daily).
 Street price against MSRP and price per unit of compute against its class were considered: no bundled real history
 has a GPU with a launch price (int_gpu_specs holds 20, datacenter cards and three GeForce), and a class's price per
 TFLOP needs a panel of series of the same day, which the bundled histories (one source each) do not have, so they
@@ -23,16 +23,20 @@ import polars as pl
 KINDS = ("retail_new", "retail_used", "rental_list", "spot", "marketplace")
 KIND_WORDS = {"retail_new": "new cards at retail", "retail_used": "used cards", "rental_list":
               "on-demand and commitment list prices", "spot": "spot prices", "marketplace": "marketplace asks"}
-SUCCESSOR_COMPUTE = 1.2  # a successor: same vendor, launched later, at least the memory, 20% more FP32 compute
+SUCCESSOR_COMPUTE = 1.2  # a successor: same vendor, launched later, at least the memory, 20% more compute
 
 CONTEXT_FEATURES = ("log_gpu_age", "successor_age", "from_panel_median", "log_days_unchanged")
 
 GPU_CONTEXT_SQL = """
-    WITH specs AS (SELECT gpu_id, vendor, release_date, memory_gib, fp32_tflops FROM marts.gpus)
+    WITH specs AS (SELECT gpu_id, vendor, release_date, memory_gib, fp32_tflops, bf16_dense_tflops FROM marts.gpus)
     SELECT specs.gpu_id, specs.release_date,
            (SELECT min(later.release_date) FROM specs AS later
              WHERE later.vendor = specs.vendor AND later.release_date > specs.release_date
-               AND later.memory_gib >= specs.memory_gib AND later.fp32_tflops >= specs.fp32_tflops * $ratio)
+               AND later.memory_gib >= specs.memory_gib
+               -- tensor compute where both have it (a B200's FP32 is barely an H100's), else FP32
+               AND CASE WHEN later.bf16_dense_tflops IS NOT NULL AND specs.bf16_dense_tflops IS NOT NULL
+                        THEN later.bf16_dense_tflops >= specs.bf16_dense_tflops * $ratio
+                        ELSE later.fp32_tflops >= specs.fp32_tflops * $ratio END)
                AS successor_release_date
     FROM specs"""
 

@@ -122,3 +122,39 @@ def test_the_gpu_context_counts_only_what_was_known_by_the_day():
     assert columns["successor_age"][2] == pytest.approx(math.log1p(366 / 365.25))
     assert columns["from_panel_median"] == pytest.approx([0.0, math.log(2.0), math.log(0.5)])
     assert columns["log_days_unchanged"] == pytest.approx([0.0, math.log(2), 0.0])
+
+
+def test_rental_outlook_series_are_each_providers_own_with_the_panel_median_and_no_suspect_price():
+    import duckdb
+
+    from analytics.price_history import outlook_series
+
+    with duckdb.connect() as connection:
+        connection.execute("CREATE SCHEMA intermediate; CREATE SCHEMA marts")
+        connection.execute("""CREATE TABLE intermediate.int_provider_prices__daily (price_date DATE, gpu_id VARCHAR,
+            channel VARCHAR, market VARCHAR, price_per VARCHAR, provider VARCHAR, source VARCHAR,
+            price_usd DECIMAL(18, 6), others_median_usd DECIMAL(18, 6), is_suspect BOOLEAN,
+            is_carried_forward BOOLEAN, is_synthetic BOOLEAN)""")
+        rows = []
+        for day in range(70):
+            when = START + timedelta(days=day)
+            rows += [(when, "h100-sxm5-80gb", "cloud", "on_demand", "gpu_hour", "synthetic-a", "a", 3.0, 2.0, False,
+                      False, True),
+                     (when, "h100-sxm5-80gb", "cloud", "on_demand", "gpu_hour", "synthetic-b", "b",
+                      1.0 if day != 30 else 0.01, 3.0, day == 30, day == 31, True)]
+        connection.executemany("INSERT INTO intermediate.int_provider_prices__daily VALUES "
+                               "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        connection.execute("""CREATE TABLE marts.gpus AS SELECT 'h100-sxm5-80gb' AS gpu_id, 'NVIDIA' AS vendor,
+            DATE '2022-09-20' AS release_date, 80.0 AS memory_gib, 66.9 AS fp32_tflops, 989.4 AS bf16_dense_tflops
+            UNION ALL SELECT 'h200-sxm-141gb', 'NVIDIA', DATE '2024-11-18', 141.0, 66.9, 989.5
+            UNION ALL SELECT 'b200-180gb', 'NVIDIA', DATE '2024-12-01', 180.0, 80.0, 2250.0""")
+        found = outlook_series(connection, market="on_demand")
+    assert [(one.provider, one.market) for one in found] == [("synthetic-a", "on_demand"), ("synthetic-b", "on_demand")]
+    first, second = found
+    assert first.panel_medians[0] == 2.0 and len(first.days) == 70
+    assert 0.01 not in [float(price) for price in second.prices]  # the suspect price is no observation
+    assert second.observed[30] is False and second.observed[31] is False  # nor is a carried-forward one
+    # its successor: the B200 (2.3x its BF16, though barely more FP32), not the H200 (the same compute)
+    assert first.context == {"release_date": date(2022, 9, 20), "successor_release_date": date(2024, 12, 1)}
+    [one] = outlook.outlooks(first, 30)  # the stored model: a flat list price, the pooled list-price cut rate
+    assert (one.provider, one.basis, one.days_unchanged) == ("synthetic-a", "list_cut_rate", 69)
