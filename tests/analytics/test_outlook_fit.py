@@ -158,3 +158,13 @@ def test_rental_outlook_series_are_each_providers_own_with_the_panel_median_and_
     assert first.context == {"release_date": date(2022, 9, 20), "successor_release_date": date(2024, 12, 1)}
     [one] = outlook.outlooks(first, 30)  # the stored model: a flat list price, the pooled list-price cut rate
     assert (one.provider, one.basis, one.days_unchanged) == ("synthetic-a", "list_cut_rate", 69)
+
+
+def test_the_stored_model_uses_its_fit_only_where_its_own_out_of_sample_skill_reaches_the_threshold():
+    for horizon, fit in outlook.load_model()["horizons"].items():
+        assert fit["range_errors"] == "out of sample"
+        for kind, figures in fit["kinds"].items():
+            skill = figures["skill_drop_5pct"]
+            scored = [figures[split]["drop_5pct"]["skill"] for split in ("leave_one_out", "later") if figures[split]]
+            assert skill == (min(scored) if len(scored) == 2 and None not in scored else None), (horizon, kind)
+            assert figures["uses_model"] == (skill is not None and skill >= outlook.MIN_SKILL), (horizon, kind)
