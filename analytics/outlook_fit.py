@@ -73,6 +73,15 @@ def kind_of_rows(rows: pl.DataFrame) -> np.ndarray:
 
 def _fit_core(rows: pl.DataFrame) -> dict:
     """The drop and median fits (no ranges) on the given training rows."""
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: the solver's small products gain nothing from threads, and on a shared 2-core machine the
+    # threads' spinning made a fit of 1,000 days take seconds (lbfgs' Fortran step 7 ms a call)
+    with threadpool_limits(limits=1):
+        return _fit_core_unthreaded(rows)
+
+
+def _fit_core_unthreaded(rows: pl.DataFrame) -> dict:
     from sklearn.linear_model import LogisticRegression, QuantileRegressor
 
     x = matrix(rows)

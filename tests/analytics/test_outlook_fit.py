@@ -35,7 +35,7 @@ def frames_of(seeds, horizon=30, market="retail_new"):
 
 @pytest.fixture(scope="module")
 def synthetic_fit():
-    frames = frames_of(range(12))
+    frames = frames_of(range(8))
     rows = outlook.training_rows(frames)
     groups = [index for index, frame in enumerate(frames) for _ in range(outlook.training_rows([frame]).height)]
     fit = outlook_fit.fit_model(rows, groups, 30)
