@@ -41,6 +41,8 @@ from pathlib import Path
 
 import polars as pl
 
+from analytics import outlook_features, outlook_fit
+
 DEFAULT_HORIZON_DAYS = 30
 MIN_HISTORY_DAYS = 60  # a series has an outlook from its 60th day on (index 59): the features need two months
 CLIMATOLOGY_MIN_WINDOWS = 30  # own climatology / naive changes from this many completed windows on, else pooled
@@ -49,12 +51,13 @@ CLIMATOLOGY_MIN_WINDOWS = 30  # own climatology / naive changes from this many c
 # price over d - 1 days, at 14 under half of a 30-day median and of a 30-day outcome window, at 31 all of them. The
 # same 14 days break the pages' price lines (dashboards/gpu_charts.GAP_DAYS).
 MAX_GAP_DAYS = 14
-SHRINK_WINDOWS = 10  # the own-climatology feature: (drops + 10 x pooled rate) / (windows + 10)
-DROPS = {"drop_5pct": 0.05, "drop_10pct": 0.10}
+DROPS = outlook_fit.DROPS
+MIN_SKILL = 0.02  # a kind of market whose out-of-sample Brier skill is under this shows its base rate (uses_model)
+FLAT_LIST_DAYS = 30  # a list price unchanged this long gets the pooled cut rate of such list prices
+ANY_PROVIDER = "any"  # the provider column of the market's cheapest series (every provider's lowest price)
 QUANTILES = {"p10": 0.1, "p50": 0.5, "p90": 0.9}
 MODEL_PATH = Path(__file__).with_name("outlook_model.json")
-FEATURES = ("from_median_7d", "from_median_30d", "from_median_90d", "above_low_90d", "under_high_90d",
-            "log_volatility_90d", "change_share_90d", "trend_30d", "log_age")
+FEATURES = outlook_fit.FEATURES
 VOLATILITY_FLOOR = 0.002  # log of (floor + daily volatility): a price that never moves is not -inf
 
 
@@ -62,19 +65,14 @@ class OutlookError(ValueError):
     """No outlook for this series (too little history, an unknown horizon): the message says which, in one line."""
 
 
-def _logit(share: float) -> float:
-    share = min(max(share, 1e-4), 1 - 1e-4)
-    return math.log(share / (1 - share))
-
-
-def _sigmoid(value: float) -> float:
-    return 1 / (1 + math.exp(-value)) if value > -700 else 0.0
-
-
-def feature_frame(prices: Sequence, horizon: int = DEFAULT_HORIZON_DAYS, is_rental: bool = False) -> pl.DataFrame:
-    """One row per day t of a dense daily series: the features (from prices[:t + 1] only), the own past windows'
-    drop counts and h-day changes known by t (for the model and the baselines), and the outcomes (null when t + h is
-    past the series' end): low_ratio = min(prices in (t, t + h]) / price, end_ratio = price(t + h) / price."""
+def feature_frame(prices: Sequence, horizon: int = DEFAULT_HORIZON_DAYS, market: str = "retail_new",
+                  days: Sequence[date] | None = None, context: Mapping | None = None,
+                  panel_medians: Sequence[float | None] | None = None) -> pl.DataFrame:
+    """One row per day t of a dense daily series: the features (from prices[:t + 1] and what was known on day t
+    only: outlook_features.with_context), the own past windows' drop counts and h-day changes known by t (for the
+    model and the baselines), and the outcomes (null when t + h is past the series' end): low_ratio = min(prices in
+    (t, t + h]) / price, end_ratio = price(t + h) / price. Without `days`, the GPU's age and its successor's are
+    unknown (0)."""
     values = [float(price) for price in prices]
     if any(value <= 0 for value in values):
         raise OutlookError("prices must be positive")
@@ -82,7 +80,7 @@ def feature_frame(prices: Sequence, horizon: int = DEFAULT_HORIZON_DAYS, is_rent
     frame = pl.DataFrame({"t": pl.Series(range(n), dtype=pl.Int64), "price": values})
     log_price = pl.col("price").log()
     change = log_price.diff()
-    median = {days: pl.col("price").rolling_median(days, min_samples=1) for days in (7, 30, 90)}
+    median = {days_: pl.col("price").rolling_median(days_, min_samples=1) for days_ in (7, 30, 90)}
     frame = frame.with_columns(
         from_median_7d=log_price - median[7].log(),
         from_median_30d=log_price - median[30].log(),
@@ -93,7 +91,6 @@ def feature_frame(prices: Sequence, horizon: int = DEFAULT_HORIZON_DAYS, is_rent
         change_share_90d=(change.abs() > 1e-9).cast(pl.Float64).rolling_mean(90, min_samples=1).fill_null(0),
         trend_30d=(median[30].log() - median[30].log().shift(30)).fill_null(0),
         log_age=(pl.col("t") + 1).cast(pl.Float64).log(),
-        is_rental=pl.lit(1.0 if is_rental else 0.0),
         low_ratio=pl.col("price").reverse().rolling_min(horizon).reverse().shift(-1) / pl.col("price"),
         end_ratio=pl.col("price").shift(-horizon) / pl.col("price"),
         past_windows=pl.max_horizontal(pl.col("t") - horizon + 1, pl.lit(0)),
@@ -101,8 +98,10 @@ def feature_frame(prices: Sequence, horizon: int = DEFAULT_HORIZON_DAYS, is_rent
     frame = frame.with_columns(
         [(pl.col("low_ratio") <= 1 - level).cast(pl.Int64).fill_null(0).cum_sum().shift(horizon).fill_null(0)
          .alias(f"past_{name}") for name, level in DROPS.items()])
-    return frame.with_columns([pl.Series(f"naive_{name}", column, dtype=pl.Float64) for name, column
-                               in zip(QUANTILES, _expanding_quantiles(values, horizon), strict=True)])
+    frame = frame.with_columns([pl.Series(f"naive_{name}", column, dtype=pl.Float64) for name, column
+                                in zip(QUANTILES, _expanding_quantiles(values, horizon), strict=True)])
+    dated = list(days) if days is not None else [date(1970, 1, 1)] * n
+    return outlook_features.with_context(frame, dated, context if days is not None else None, panel_medians, market)
 
 
 def _expanding_quantiles(values: list[float], horizon: int) -> list[list[float | None]]:
@@ -138,38 +137,74 @@ def model_for(horizon: int, model: Mapping | None = None) -> Mapping:
     return fitted[str(horizon)]
 
 
-def design(row: Mapping, fit: Mapping, target: str | None = None) -> list[float]:
-    """The standardised features of one day (plus the own-climatology logit for a drop target), with the intercept."""
-    x = [1.0] + [(row[name] - fit["mean"][name]) / fit["scale"][name] for name in FEATURES]
-    if target is not None:
-        x.append(_logit((row[f"past_{target}"] + SHRINK_WINDOWS * fit["pooled_rate"][target])
-                        / (row["past_windows"] + SHRINK_WINDOWS)))
-    return x
+def uses_model(fit: Mapping, kind: str) -> bool:
+    """Whether the model's drop chances are shown for this kind of market: its out-of-sample Brier skill against
+    the base rate (the worse of leave-one-series-out and the later period) is at least MIN_SKILL. A kind never
+    scored out of sample (no real history of it) gets the base rate."""
+    return bool(fit.get("kinds", {}).get(kind, {}).get("uses_model", False))
 
 
-def _dot(coefficients: Sequence[float], x: Sequence[float]) -> float:
-    return math.fsum(c * v for c, v in zip(coefficients, x, strict=True))
+def scored_out_of_sample(fit: Mapping, kind: str) -> int:
+    """How many days of this kind of market were scored out of sample (leave one series out) for the stored fit."""
+    return ((fit.get("kinds", {}).get(kind, {}).get("leave_one_out") or {}).get("drop_5pct") or {}).get("n", 0)
 
 
-def predict_row(row: Mapping, fit: Mapping) -> dict:
-    """The outlook of one day from its feature row, as ratios to today's price."""
-    x = design(row, fit)
-    found = {name: _sigmoid(_dot(fit["drop"][name], design(row, fit, name))) for name in DROPS}
-    found["drop_10pct"] = min(found["drop_10pct"], found["drop_5pct"])  # a 10% drop is a 5% drop
-    changes = sorted(_dot(fit["quantile"][name], x) for name in QUANTILES)  # never crossing
-    found |= {name: math.exp(change) for name, change in zip(QUANTILES, changes, strict=True)}
-    found["expected_low"] = max(1.0 + _dot(fit["low"], x), 0.01)
-    return found
+def base_rate_note(fit: Mapping, kind: str) -> str:
+    figure = fit.get("kinds", {}).get(kind, {}).get("skill_drop_5pct")
+    words = outlook_features.KIND_WORDS[kind]
+    if figure is not None:
+        return (f"base rate: out of sample the model does no better on {words} (Brier skill {figure:.3f} < "
+                f"{MIN_SKILL}), so the chance shown is this series' own rate of such drops")
+    scored = scored_out_of_sample(fit, kind)
+    if scored:
+        return (f"base rate: out of sample the base rate was never wrong on {words} (no 5% drop within the horizon "
+                f"on {scored:,} scored days), so no model can beat it; the chance shown is this series' own rate")
+    return (f"base rate: the model is untested out of sample on {words} (no real history of them), so the chance "
+            "shown is this series' own rate of such drops")
 
 
-def predict_frame(frame: pl.DataFrame, fit: Mapping, days: Iterable[int] | None = None) -> list[dict]:
-    """The outlook (as ratios to the day's price) of every day with MIN_HISTORY_DAYS of history, or of `days`."""
-    wanted = None if days is None else set(days)
+def model_note(fit: Mapping, kind: str) -> str:
+    figure = fit.get("kinds", {}).get(kind, {}).get("skill_drop_5pct")
+    return ("" if figure is None else f"model: out-of-sample Brier skill {figure:.3f} against the base rate on "
+            f"{outlook_features.KIND_WORDS[kind]}")
+
+
+def flat_list_note(fit: Mapping, unchanged: int, horizon: int) -> str:
+    flat = fit["flat_list"]
+    return (f"no change seen in {unchanged} days; P(cut within {horizon} days) {flat['any_cut']:.1%} from how often "
+            f"list prices unchanged for {FLAT_LIST_DAYS}+ days were cut (pooled over {flat['series']} provider x GPU "
+            f"list-price series, {flat['windows']:,} windows)")
+
+
+def predict_frame(frame: pl.DataFrame, fit: Mapping, days: Iterable[int] | None = None,
+                  horizon: int = DEFAULT_HORIZON_DAYS) -> list[dict]:
+    """The outlook (as ratios to the day's price) of every day with MIN_HISTORY_DAYS of history, or of `days`: the
+    model's where it beats its base rate out of sample (uses_model), else the base rate (basis "base_rate"); a
+    list price unchanged for FLAT_LIST_DAYS days or more gets the pooled rate at which such list prices were cut
+    (basis "list_cut_rate"). Each row has "basis", "note" and "days_unchanged"."""
+    wanted = frame.filter(pl.col("t") >= MIN_HISTORY_DAYS - 1)
+    if days is not None:
+        wanted = wanted.filter(pl.col("t").is_in(list(days)))
+    if wanted.is_empty():
+        return []
+    predicted = outlook_fit.predict(fit, wanted, horizon)
+    kinds = outlook_fit.kind_of_rows(wanted)
+    unchanged = [round(math.expm1(value)) for value in wanted["log_days_unchanged"]]
     rows = []
-    for row in frame.iter_rows(named=True):
-        if row["t"] < MIN_HISTORY_DAYS - 1 or (wanted is not None and row["t"] not in wanted):
-            continue
-        rows.append({"t": row["t"], **predict_row(row, fit)})
+    for index, t in enumerate(wanted["t"]):
+        kind = str(kinds[index])
+        row = {"t": t, "kind": kind, "days_unchanged": unchanged[index], "basis": "model", "note": model_note(fit, kind),
+               **{name: float(values[index]) for name, values in predicted.items()}}
+        if kind == "rental_list" and unchanged[index] >= FLAT_LIST_DAYS and "flat_list" in fit:
+            row |= {name: fit["flat_list"][name] for name in DROPS}
+            row |= {"basis": "list_cut_rate", "note": flat_list_note(fit, unchanged[index], horizon)}
+        elif not uses_model(fit, kind):
+            pooled = fit.get("pooled_rate_by_kind", {}).get(kind, fit["pooled_rate"])
+            one = wanted[index]
+            row |= {name: float(outlook_fit.own_rate(one, name, pooled[name])[0]) for name in DROPS}
+            row |= {"basis": "base_rate", "note": base_rate_note(fit, kind)}
+        row["drop_10pct"] = min(row["drop_10pct"], row["drop_5pct"])
+        rows.append(row)
     return rows
 
 
@@ -187,9 +222,26 @@ class Outlook:
     p90_usd: float
     expected_low_usd: float
     days_of_history: int
+    provider: str = ANY_PROVIDER  # a provider's own series, or ANY_PROVIDER: the market's cheapest
+    kind: str = "retail_new"  # outlook_features.KINDS
+    basis: str = "model"  # model | base_rate | list_cut_rate (predict_frame)
+    note: str = ""  # what a basis other than the model means, in words
+    days_unchanged: int = 0
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
+
+
+def provider_of(found) -> str:
+    return getattr(found, "provider", None) or ANY_PROVIDER
+
+
+def segment_frame(found, start: int, stop: int, horizon: int) -> pl.DataFrame:
+    """The feature frame of the days [start, stop) of a price_history.PriceSeries, with its GPU's context and its
+    provider's panel medians where the series carries them."""
+    medians = getattr(found, "panel_medians", None)
+    return feature_frame(found.prices[start:stop], horizon, found.market, found.days[start:stop],
+                         getattr(found, "context", None), None if medians is None else medians[start:stop])
 
 
 def is_rental(market: str) -> bool:
@@ -223,9 +275,11 @@ def segments(found) -> list:
     """The series' segments (segment_bounds), each a copy of it holding that stretch's days, prices and flags."""
     observed = found.observed_flags() if hasattr(found, "observed_flags") else [True] * len(found.days)
     day_sources = getattr(found, "observed_sources", None)
+    medians = getattr(found, "panel_medians", None)
     return [dataclasses.replace(found, days=found.days[start:stop], prices=found.prices[start:stop],
                                 observed=observed[start:stop],
-                                **({} if day_sources is None else {"observed_sources": day_sources[start:stop]}))
+                                **({} if day_sources is None else {"observed_sources": day_sources[start:stop]}),
+                                **({} if medians is None else {"panel_medians": medians[start:stop]}))
             for start, stop in segment_bounds(found)]
 
 
@@ -243,7 +297,8 @@ def too_short(found) -> str:
     if len(bounds) > 1:
         before, after = found.days[bounds[-2][1] - 1], found.days[start]
         since = f" since a {(after - before).days}-day gap without an observation ({before} to {after})"
-    return f"{found.gpu_id} {found.market}: {stop - start} days of history{since}, the outlook needs {MIN_HISTORY_DAYS}"
+    who = "" if provider_of(found) == ANY_PROVIDER else f" ({provider_of(found)})"
+    return f"{found.gpu_id} {found.market}{who}: {stop - start} days of history{since}, the outlook needs {MIN_HISTORY_DAYS}"
 
 
 def outlooks(found, horizon: int = DEFAULT_HORIZON_DAYS, every_day: bool = False, since: date | None = None,
@@ -261,113 +316,24 @@ def outlooks(found, horizon: int = DEFAULT_HORIZON_DAYS, every_day: bool = False
         raise OutlookError(too_short(found))
     found_outlooks = []
     for start, stop in bounds:
-        frame = feature_frame(found.prices[start:stop], horizon, is_rental(found.market))
+        frame = segment_frame(found, start, stop, horizon)
         days = None if every_day else [stop - start - 1] if since is None else [
             t for t, day in enumerate(found.days[start:stop]) if day >= since]
-        for row in predict_frame(frame, fit, days):
+        for row in predict_frame(frame, fit, days, horizon):
             price = float(found.prices[start + row["t"]])
             found_outlooks.append(Outlook(found.gpu_id, found.market, found.days[start + row["t"]], horizon, price,
                                           row["drop_5pct"], row["drop_10pct"],
                                           *(price * row[name] for name in ("p10", "p50", "p90", "expected_low")),
-                                          row["t"] + 1))
+                                          row["t"] + 1, provider_of(found), row["kind"], row["basis"], row["note"],
+                                          row["days_unchanged"]))
     return found_outlooks
 
-
-# ---- fitting (dev/tune_outlook.py writes MODEL_PATH with fit_model) ----------------------------------------------
 
 def training_rows(frames: Iterable[pl.DataFrame]) -> pl.DataFrame:
     """The days of the given feature frames with an outlook and a known outcome."""
     found = [frame.filter((pl.col("t") >= MIN_HISTORY_DAYS - 1) & pl.col("end_ratio").is_not_null())
              for frame in frames]
     return pl.concat([frame.drop([c for c in frame.columns if c.startswith("naive_")]) for frame in found])
-
-
-def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting (the systems are a dozen unknowns)."""
-    size = len(vector)
-    rows = [list(matrix[i]) + [vector[i]] for i in range(size)]
-    for column in range(size):
-        pivot = max(range(column, size), key=lambda r: abs(rows[r][column]))
-        rows[column], rows[pivot] = rows[pivot], rows[column]
-        for r in range(column + 1, size):
-            factor = rows[r][column] / rows[column][column]
-            for c in range(column, size + 1):
-                rows[r][c] -= factor * rows[column][c]
-    solution = [0.0] * size
-    for r in range(size - 1, -1, -1):
-        solution[r] = (rows[r][size] - math.fsum(rows[r][c] * solution[c] for c in range(r + 1, size))) / rows[r][r]
-    return solution
-
-
-def _weighted_least_squares(x: pl.DataFrame, y: pl.Series, weights: pl.Series, ridge: float) -> list[float]:
-    """argmin sum w (y - x b)^2 + ridge |b[1:]|^2, the sums computed by polars."""
-    names = x.columns
-    data = x.with_columns(_w=weights, _y=y)
-    pairs = [(a, b) for i, a in enumerate(names) for b in names[i:]]
-    sums = data.select([(pl.col(a) * pl.col(b) * pl.col("_w")).sum().alias(f"{a}*{b}") for a, b in pairs]
-                       + [(pl.col(a) * pl.col("_y") * pl.col("_w")).sum().alias(f"{a}*y") for a in names]).row(0)
-    size = len(names)
-    matrix = [[0.0] * size for _ in range(size)]
-    for (a, b), value in zip(pairs, sums, strict=False):
-        i, j = names.index(a), names.index(b)
-        matrix[i][j] = matrix[j][i] = value
-    for i in range(1, size):
-        matrix[i][i] += ridge
-    return _solve(matrix, list(sums[len(pairs):]))
-
-
-def _design_frame(rows: pl.DataFrame, fit: Mapping, target: str | None = None) -> pl.DataFrame:
-    columns = [pl.lit(1.0).alias("x0")] + [((pl.col(name) - fit["mean"][name]) / fit["scale"][name]).alias(f"x{i + 1}")
-                                           for i, name in enumerate(FEATURES)]
-    if target is not None:
-        share = ((pl.col(f"past_{target}") + SHRINK_WINDOWS * fit["pooled_rate"][target])
-                 / (pl.col("past_windows") + SHRINK_WINDOWS)).clip(1e-4, 1 - 1e-4)
-        columns.append((share / (1 - share)).log().alias(f"x{len(FEATURES) + 1}"))
-    return rows.select(columns)
-
-
-def _fit_logistic(x: pl.DataFrame, outcome: pl.Series, ridge: float, iterations: int = 25) -> list[float]:
-    """Newton's method (iteratively reweighted least squares) for a ridge-penalised logistic regression."""
-    beta = [0.0] * x.width
-    for _ in range(iterations):
-        eta = x.select(pl.sum_horizontal([pl.col(c) * b for c, b in zip(x.columns, beta, strict=True)])).to_series()
-        p = 1 / (1 + (-eta).exp())
-        w = (p * (1 - p)).clip(1e-6, None)
-        working = eta + (outcome - p) / w
-        new = _weighted_least_squares(x, working, w, ridge)
-        done = max(abs(a - b) for a, b in zip(new, beta, strict=True)) < 1e-7
-        beta = new
-        if done:
-            break
-    return beta
-
-
-def _fit_quantile(x: pl.DataFrame, y: pl.Series, q: float, ridge: float, iterations: int = 60) -> list[float]:
-    """Linear quantile regression by iteratively reweighted least squares (weights rho(r) / r^2, |r| floored)."""
-    beta = _weighted_least_squares(x, y, pl.Series([1.0] * len(y)), ridge)
-    for _ in range(iterations):
-        residual = y - x.select(pl.sum_horizontal([pl.col(c) * b for c, b in zip(x.columns, beta, strict=True)])
-                                ).to_series()
-        w = pl.Series([q if r > 0 else 1 - q for r in residual]) / residual.abs().clip(1e-4, None)
-        beta = _weighted_least_squares(x, y, w, ridge)
-    return beta
-
-
-def fit_model(frames: Iterable[pl.DataFrame], ridge: float = 1.0) -> dict:
-    """One horizon's pooled fit on the training days of the given feature frames."""
-    rows = training_rows(frames)
-    fit: dict = {"days": rows.height,
-                 "mean": {name: rows[name].mean() for name in FEATURES},
-                 "scale": {name: (rows[name].std() or 1.0) for name in FEATURES},
-                 "pooled_rate": {name: float((rows["low_ratio"] <= 1 - level).mean()) for name, level in DROPS.items()}}
-    x = _design_frame(rows, fit)
-    fit["drop"] = {name: _fit_logistic(_design_frame(rows, fit, name),
-                                       (rows["low_ratio"] <= 1 - level).cast(pl.Float64), ridge)
-                   for name, level in DROPS.items()}
-    change = rows["end_ratio"].log()
-    fit["quantile"] = {name: _fit_quantile(x, change, q, ridge) for name, q in QUANTILES.items()}
-    fit["low"] = _weighted_least_squares(x, rows["low_ratio"] - 1, pl.Series([1.0] * rows.height), ridge)
-    return fit
 
 
 # ---- scoring (gpuprices backtest --outlook, dev/tune_outlook.py) -------------------------------------------------
@@ -501,10 +467,10 @@ def _scored_series(found_series: list, horizon: int, fit: Mapping, source: str |
                             "days": max((len(part.prices) for part in parts), default=0)})
             continue
         for part in long_enough:
-            frame = feature_frame(part.prices, horizon, is_rental(found.market))
+            frame = segment_frame(part, 0, len(part.prices), horizon)
             scored.append((index, ScoredSeries({"source": source or ",".join(found.sources), "gpu_id": found.gpu_id,
-                                                "market": found.market}, part.days, frame,
-                                               predict_frame(frame, fit))))
+                                                "market": found.market, "provider": provider_of(found)},
+                                               part.days, frame, predict_frame(frame, fit, None, horizon))))
     return scored, skipped
 
 
@@ -528,7 +494,10 @@ def backtest_report(found_series: list, horizon: int = DEFAULT_HORIZON_DAYS, sou
     by_series = _rows_by_series(scored, horizon)
     rows = [row for mine in by_series.values() for row in mine]
     keys = {index: one.key for index, one in scored}
-    return {"overall": summarize(rows),
+    kinds = {kind: summarize(mine) for kind in outlook_features.KINDS
+             if (mine := [row for index, found in by_series.items() for row in found
+                          if outlook_features.kind_of(keys[index]["market"]) == kind])}
+    return {"overall": summarize(rows), "kinds": kinds,
             "series": [{**keys[index], "days": len(mine), "segments": sum(1 for i, _ in scored if i == index),
                         **summarize(mine)} for index, mine in by_series.items()],
             "horizon": horizon, "skipped": skipped}
@@ -550,7 +519,8 @@ def series_scores(found_series: list, horizon: int = DEFAULT_HORIZON_DAYS, model
             continue
         mine = by_series.get(index, [])
         start, stop = segment_bounds(found)[-1]
-        found_scores.append({"gpu_id": found.gpu_id, "market": found.market, "horizon_days": horizon,
+        found_scores.append({"gpu_id": found.gpu_id, "market": found.market, "provider": provider_of(found),
+                             "horizon_days": horizon,
                              "as_of": found.days[stop - 1], "days_of_history": stop - start,
                              "scored_days": len(mine),
                              "first_scored_date": min((row["date"] for row in mine), default=None),
@@ -564,17 +534,31 @@ def series_scores(found_series: list, horizon: int = DEFAULT_HORIZON_DAYS, model
 TABLE = "meta.gpu_price_outlooks"
 MART = "marts.gpu_price_outlook_daily"
 TABLE_DDL = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
-    price_date DATE NOT NULL, gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, horizon_days INTEGER NOT NULL,
+    price_date DATE NOT NULL, gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, provider VARCHAR NOT NULL,
+    horizon_days INTEGER NOT NULL,
     price_usd DOUBLE NOT NULL, prob_drop_5pct DOUBLE NOT NULL, prob_drop_10pct DOUBLE NOT NULL,
     p10_price_usd DOUBLE NOT NULL, p50_price_usd DOUBLE NOT NULL, p90_price_usd DOUBLE NOT NULL,
-    expected_low_usd DOUBLE NOT NULL, days_of_history INTEGER NOT NULL, is_synthetic BOOLEAN NOT NULL,
-    PRIMARY KEY (price_date, gpu_id, market, horizon_days))"""
+    expected_low_usd DOUBLE NOT NULL, days_of_history INTEGER NOT NULL, kind VARCHAR NOT NULL,
+    basis VARCHAR NOT NULL, basis_note VARCHAR NOT NULL, days_unchanged INTEGER NOT NULL, is_synthetic BOOLEAN NOT NULL,
+    PRIMARY KEY (price_date, gpu_id, market, provider, horizon_days))"""
+
+
+def _create(connection, table: str, ddl: str) -> None:
+    """Create a table Python writes; one written under an earlier layout (without `provider`: before issue 40) is
+    dropped first: it holds only what the next write computes again."""
+    connection.execute("CREATE SCHEMA IF NOT EXISTS meta")
+    schema, name = table.split(".")
+    columns = {row[0] for row in connection.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
+        [schema, name]).fetchall()}
+    if columns and "provider" not in columns:
+        connection.execute(f"DROP TABLE {table}")
+    connection.execute(ddl)
 
 
 def create_table(connection) -> None:
     """The table the mart's view reads: it exists (empty) before the first dbt build creates the view."""
-    connection.execute("CREATE SCHEMA IF NOT EXISTS meta")
-    connection.execute(TABLE_DDL)
+    _create(connection, TABLE, TABLE_DDL)
 
 
 def write_mart(connection, found_series: list, every_day: bool = False, horizon: int = DEFAULT_HORIZON_DAYS,
@@ -592,23 +576,23 @@ def write_mart(connection, found_series: list, every_day: bool = False, horizon:
             continue
         if not any(stop - start >= MIN_HISTORY_DAYS for start, stop in (
                 bounds if every_day or since is not None else bounds[-1:])):
-            stale.append((horizon, found.gpu_id, found.market, found.days[-1]))
+            stale.append((horizon, found.gpu_id, found.market, provider_of(found), found.days[-1]))
             continue
         for one in outlooks(found, horizon, every_day=every_day, since=since):
-            rows.append((one.as_of, one.gpu_id, one.market, horizon, one.price_usd, one.drop_5pct, one.drop_10pct,
-                         one.p10_usd, one.p50_usd, one.p90_usd, one.expected_low_usd, one.days_of_history,
-                         found.is_synthetic))
+            rows.append((one.as_of, one.gpu_id, one.market, one.provider, horizon, one.price_usd, one.drop_5pct,
+                         one.drop_10pct, one.p10_usd, one.p50_usd, one.p90_usd, one.expected_low_usd,
+                         one.days_of_history, one.kind, one.basis, one.note, one.days_unchanged, found.is_synthetic))
     if every_day:
         connection.execute(f"DELETE FROM {TABLE} WHERE horizon_days = ?", [horizon])
     elif since is not None:  # every day from since on is computed again
         connection.execute(f"DELETE FROM {TABLE} WHERE horizon_days = ? AND price_date >= ?", [horizon, since])
     elif stale:  # a last day without an outlook: no row left from an earlier build
         connection.executemany(f"DELETE FROM {TABLE} WHERE horizon_days = ? AND gpu_id = ? AND market = ? "
-                               "AND price_date = ?", stale)
+                               "AND provider = ? AND price_date = ?", stale)
     if rows:  # a day computed again replaces its row
-        names = ["price_date", "gpu_id", "market", "horizon_days", "price_usd", "prob_drop_5pct", "prob_drop_10pct",
-                 "p10_price_usd", "p50_price_usd", "p90_price_usd", "expected_low_usd", "days_of_history",
-                 "is_synthetic"]
+        names = ["price_date", "gpu_id", "market", "provider", "horizon_days", "price_usd", "prob_drop_5pct",
+                 "prob_drop_10pct", "p10_price_usd", "p50_price_usd", "p90_price_usd", "expected_low_usd",
+                 "days_of_history", "kind", "basis", "basis_note", "days_unchanged", "is_synthetic"]
         new_rows = pl.DataFrame(rows, schema=names, orient="row").to_arrow()  # noqa: F841 (read by the SQL below)
         connection.execute(f"INSERT OR REPLACE INTO {TABLE} SELECT * FROM new_rows")
     return len(rows)
@@ -620,7 +604,7 @@ def write_mart(connection, found_series: list, every_day: bool = False, horizon:
 SCORES_TABLE = "meta.gpu_price_outlook_scores"
 SCORES_MART = "marts.gpu_price_outlook_scores"
 SCORE_COLUMNS = {
-    "gpu_id": pl.String, "market": pl.String, "horizon_days": pl.Int32, "as_of": pl.Date,
+    "gpu_id": pl.String, "market": pl.String, "provider": pl.String, "horizon_days": pl.Int32, "as_of": pl.Date,
     "days_of_history": pl.Int32, "scored_days": pl.Int32, "first_scored_date": pl.Date, "last_scored_date": pl.Date,
     "drop_5pct_brier": pl.Float64, "drop_5pct_brier_climatology": pl.Float64, "drop_5pct_skill": pl.Float64,
     "drop_10pct_brier": pl.Float64, "drop_10pct_brier_climatology": pl.Float64, "drop_10pct_skill": pl.Float64,
@@ -628,18 +612,18 @@ SCORE_COLUMNS = {
     "quantile_skill": pl.Float64, "is_synthetic": pl.Boolean,
 }
 SCORES_DDL = f"""CREATE TABLE IF NOT EXISTS {SCORES_TABLE} (
-    gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, horizon_days INTEGER NOT NULL, as_of DATE NOT NULL,
+    gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, provider VARCHAR NOT NULL, horizon_days INTEGER NOT NULL,
+    as_of DATE NOT NULL,
     days_of_history INTEGER NOT NULL, scored_days INTEGER NOT NULL, first_scored_date DATE, last_scored_date DATE,
     drop_5pct_brier DOUBLE, drop_5pct_brier_climatology DOUBLE, drop_5pct_skill DOUBLE,
     drop_10pct_brier DOUBLE, drop_10pct_brier_climatology DOUBLE, drop_10pct_skill DOUBLE,
     interval_80_coverage DOUBLE, quantile_loss DOUBLE, quantile_loss_naive DOUBLE, quantile_skill DOUBLE,
-    is_synthetic BOOLEAN NOT NULL, PRIMARY KEY (gpu_id, market, horizon_days))"""
+    is_synthetic BOOLEAN NOT NULL, PRIMARY KEY (gpu_id, market, provider, horizon_days))"""
 
 
 def create_scores_table(connection) -> None:
     """The table the view marts.gpu_price_outlook_scores reads: it exists (empty) before the first dbt build."""
-    connection.execute("CREATE SCHEMA IF NOT EXISTS meta")
-    connection.execute(SCORES_DDL)
+    _create(connection, SCORES_TABLE, SCORES_DDL)
 
 
 def write_scores(connection, found_series: list, horizon: int = DEFAULT_HORIZON_DAYS) -> int:
@@ -649,7 +633,8 @@ def write_scores(connection, found_series: list, horizon: int = DEFAULT_HORIZON_
     create_scores_table(connection)
     rows = []
     for one in series_scores(found_series, horizon):
-        rows.append({**{name: one[name] for name in ("gpu_id", "market", "horizon_days", "as_of", "days_of_history",
+        rows.append({**{name: one[name] for name in ("gpu_id", "market", "provider", "horizon_days", "as_of",
+                                                     "days_of_history",
                                                      "scored_days", "first_scored_date", "last_scored_date")},
                      **{f"{name}_{figure}": one[name][figure] for name in DROPS
                         for figure in ("brier", "brier_climatology", "skill")},

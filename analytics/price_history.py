@@ -17,7 +17,7 @@ from decimal import Decimal
 
 import duckdb
 
-from analytics import buy_signal, outlook
+from analytics import buy_signal, outlook, outlook_features
 
 SOURCE_SERIES_SQL = """
     SELECT gpu_id, market, price_date, min(min_price_usd) AS price_usd,
@@ -54,6 +54,10 @@ class PriceSeries:
     # parallel to days: the sources of the day's observation (comma-separated), None on a carried day; None: unknown
     # (a series made by hand). A long gap between two observations of other sources is a splice (outlook.segments).
     observed_sources: list[str | None] | None = None
+    provider: str | None = None  # a provider's own series (provider_series); None: the market's cheapest
+    # parallel to days: the other providers' median price that day (None: none, or a carried day); None: not known
+    panel_medians: list[float | None] | None = None
+    context: dict | None = None  # the GPU's launch and its successor's (outlook_features.gpu_context)
 
     @property
     def price_per(self) -> str:
@@ -75,6 +79,52 @@ class PriceSeries:
         return cls(gpu_id, market, source, [day for day, _ in dense], [price for _, price in dense], is_synthetic,
                    sources, [day in day_sources for day, _ in dense],
                    None if observation_sources is None else [day_sources.get(day) for day, _ in dense])
+
+
+# A provider's own price per day, GPU and rental market (issue 40): one panel of one provider, never every provider's
+# cheapest; with the other providers' median of that day (the outlook's from_panel_median). Suspect prices
+# (int_provider_prices__daily.suspect_reason) and carried-forward snapshots are no observation.
+PROVIDER_SERIES_SQL = """
+    SELECT gpu_id, market, provider, list(price_date ORDER BY price_date),
+           list(price_usd::VARCHAR ORDER BY price_date), list(others_median_usd::DOUBLE ORDER BY price_date),
+           bool_or(is_synthetic), string_agg(DISTINCT source, ','), list(source ORDER BY price_date)
+    FROM intermediate.int_provider_prices__daily
+    WHERE channel IN ('cloud', 'marketplace') AND price_per = 'gpu_hour' AND NOT is_suspect
+      AND NOT is_carried_forward
+      AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR market = $market)
+    GROUP BY ALL ORDER BY gpu_id, market, provider"""
+
+
+def provider_series(connection: duckdb.DuckDBPyConnection, gpu_id: str | None = None,
+                    market: str | None = None) -> list[PriceSeries]:
+    """Every provider's own rental series (provider x GPU x market), with its panel medians."""
+    found = []
+    rows = connection.execute(PROVIDER_SERIES_SQL, {"gpu": gpu_id, "market": market}).fetchall()
+    for gpu, market_name, provider, days, prices, medians, synthetic, sources, day_sources in rows:
+        one = PriceSeries.from_observations(
+            gpu, market_name, None, zip(days, (Decimal(price) for price in prices), strict=True), bool(synthetic),
+            sorted(set((sources or "").split(",")) - {""}), [value or "" for value in day_sources])
+        by_day = dict(zip(days, medians, strict=True))
+        one.provider = provider
+        one.panel_medians = [by_day.get(day) for day in one.days]
+        found.append(one)
+    return found
+
+
+def outlook_series(connection: duckdb.DuckDBPyConnection, gpu_id: str | None = None,
+                   market: str | None = None) -> list[PriceSeries]:
+    """The series the outlook answers for (issue 40): each retail market's cheapest (marts.gpu_prices_daily) and
+    each provider's own rental series (provider_series: never a rental market's cheapest across providers, whose
+    panel changes), each with its GPU's context (outlook_features.gpu_context)."""
+    wanted_retail = market is None or market.startswith("retail_")
+    found = [one for one in series(connection, gpu_id=gpu_id, market=market) if one.market.startswith("retail_")
+             ] if wanted_retail else []
+    if market is None or not market.startswith("retail_"):
+        found += provider_series(connection, gpu_id, market)
+    contexts = outlook_features.gpu_context(connection)
+    for one in found:
+        one.context = contexts.get(one.gpu_id)
+    return found
 
 
 def series(connection: duckdb.DuckDBPyConnection, source: str | None = None, gpu_id: str | None = None,
@@ -134,7 +184,7 @@ def outlook_fires(found: PriceSeries, window: int) -> list[bool]:
         if stop - start < outlook.MIN_HISTORY_DAYS:
             continue
         fit = fit or outlook.model_for(window)
-        for row in outlook.predict_frame(outlook.feature_frame(found.prices[start:stop], window), fit):
+        for row in outlook.predict_frame(outlook.segment_frame(found, start, stop, window), fit, None, window):
             fires[start + row["t"]] = row["drop_5pct"] < buy_signal.OUTLOOK_BUY_THRESHOLD
     return fires
 

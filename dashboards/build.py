@@ -263,7 +263,8 @@ def outlook_charts(gpu: GpuPage) -> list[tuple[dict, dict]]:
         history = [r for r in gpu.prices
                    if (r["channel"], r["market"], r["price_per"]) == (row["channel"], row["market"],
                                                                             row["price_per"])]
-        found.append(({**row, "recent_gap": _recent_gap(history, row["price_date"], row.get("days_of_history"))},
+        found.append(({**row,
+                       "recent_gap": _recent_gap(history, row["price_date"], row.get("days_of_history"))},
                       outlook_chart(history, row, number)))
     return found
 

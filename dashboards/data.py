@@ -9,6 +9,8 @@ tests/dashboards/test_outlook_pages.py checks every query)."""
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -325,7 +327,8 @@ def read_outlooks(connection: duckdb.DuckDBPyConnection, horizon: int = OUTLOOK_
     its outlook on its last day (marts.gpu_price_outlook_daily) beside its own backtested figures, with its market's
     channel and unit; by GPU and market."""
     found = _rows(connection, """
-        SELECT outlook.price_date, outlook.gpu_id, outlook.market, outlook.horizon_days, outlook.price_usd,
+        SELECT outlook.price_date, outlook.gpu_id, outlook.market, outlook.provider, outlook.kind, outlook.basis,
+               outlook.basis_note, outlook.days_unchanged, outlook.horizon_days, outlook.price_usd,
                outlook.prob_drop_5pct, outlook.prob_drop_10pct, outlook.p10_price_usd, outlook.p50_price_usd,
                outlook.p90_price_usd, outlook.expected_low_usd, outlook.days_of_history,
                outlook.price_date + outlook.horizon_days AS horizon_date,
@@ -335,15 +338,23 @@ def read_outlooks(connection: duckdb.DuckDBPyConnection, horizon: int = OUTLOOK_
                outlook.is_synthetic OR scores.is_synthetic AS is_synthetic
         FROM marts.gpu_price_outlook_scores AS scores
         JOIN marts.gpu_price_outlook_daily AS outlook
-          ON outlook.gpu_id = scores.gpu_id AND outlook.market = scores.market
+          ON outlook.gpu_id = scores.gpu_id AND outlook.market = scores.market AND outlook.provider = scores.provider
          AND outlook.horizon_days = scores.horizon_days AND outlook.price_date = scores.as_of
         WHERE scores.horizon_days = ?
-        ORDER BY outlook.gpu_id, outlook.market""", [horizon])
+        ORDER BY outlook.gpu_id, outlook.market, outlook.provider""", [horizon])
     for row in found:
         market = MARKETS.get(row["market"])
-        row.update(channel=market.channel if market else None,
+        row.update(channel=market.channel if market else None, anchor=outlook_anchor(row),
                    price_per=market.price_per if market else None, disagreement=outlook_disagreement(row))
     return found
+
+
+def outlook_anchor(row: dict) -> str:
+    """The id of an outlook's section on its GPU page: outlook-MARKET for the market's cheapest, outlook-MARKET-
+    PROVIDER for a provider's own series (anything but [a-z0-9._-] in the provider's name becomes '_')."""
+    provider = row.get("provider") or "any"
+    return f"outlook-{row['market']}" + ("" if provider == "any" else "-" + re.sub(r"[^a-z0-9._-]", "_",
+                                                                                   provider.lower()))
 
 
 def outlook_disagreement(row: dict) -> dict | None:
@@ -379,8 +390,9 @@ def outlook_lists(outlooks: list[dict], latest: date | None, limit: int = OUTLOO
     current = [row for row in outlooks if (latest - row["price_date"]).days <= current_days]
     drops = sorted(current, key=lambda r: (-r["prob_drop_5pct"], -r["prob_drop_10pct"], r["gpu_id"], r["market"]))
     drops = drops[:limit]
-    listed = {(r["gpu_id"], r["market"]) for r in drops}
-    rises = sorted((r for r in current if r["p50_change"] >= 0 and (r["gpu_id"], r["market"]) not in listed),
+    listed = {(r["gpu_id"], r["market"], r.get("provider")) for r in drops}
+    rises = sorted((r for r in current if r["p50_change"] >= 0
+                    and (r["gpu_id"], r["market"], r.get("provider")) not in listed),
                    key=lambda r: (r["prob_drop_5pct"], -r["p50_change"], r["gpu_id"], r["market"]))
     return drops, rises[:limit]
 

@@ -1,67 +1,75 @@
-"""Fits and measures the price outlook (analytics/outlook.py) on the bundled real histories only, and chooses the
-buy rule (issue 26): `GPUPRICES_HOME=... uv run python dev/tune_outlook.py [--write] [--horizons 30]`.
+"""Fits and measures the price outlook (analytics/outlook.py, analytics/outlook_fit.py) on the bundled real
+histories only, out of sample, per kind of market (issue 40, part 3):
+`GPUPRICES_HOME=... uv run python dev/tune_outlook.py [--write] [--horizons 30]`.
 
 It reads the series of the three bundled real sources (keepa-amazon, idealo-de, gcp-list-history) from the warehouse
-of GPUPRICES_HOME, built by `gpuprices run --offline` (which imports them), per source x GPU x market, as
-`gpuprices backtest --source S` reads them, each split at its gaps of over outlook.MAX_GAP_DAYS days into segments
-(outlook.segments; those with outlook.MIN_HISTORY_DAYS days are fitted and scored, each as a series of its own; the
-buy rules run on the whole series, as `gpuprices backtest` does). Then, per horizon:
-  * in sample: fit on every series, score every series (--write stores this fit in analytics/outlook_model.json);
-  * leave one GPU out: for each source x GPU, fit on every other, score its series (all its markets: GCP's on-demand,
-    spot and commitment prices of one GPU move together, so they leave together);
-  * earlier half / later half: fit on the days whose outcome was known before each segment's midpoint, score the
-    later half of every segment;
-and prints Brier skill against the climatology, 80% coverage and quantile skill against the naive quantiles for each,
-the reliability table of the 5% drop probability (leave one GPU out) and, at the 30-day horizon, the oracle shares of
-every buy rule: the signal, the two baselines and the outlook rule (buy when P(drop >= 5%) < a threshold chosen on
-the training part of each split).
+of GPUPRICES_HOME, built by `gpuprices run --offline` (which imports them), per source x GPU x market (one source
+each: GCP's list-price series are the provider's own), each split at its splices (outlook.segments), with its GPU's
+context (launch, successor). Then, per horizon, walk-forward (every feature of day t from what was known by t):
+  * leave one series out: for each source x GPU (all its markets: GCP's on-demand, spot and commitment prices of one
+    GPU move together, so they leave together), fit on every other, score its series;
+  * later period: fit on the days whose outcome was known before each segment's midpoint, score the later halves;
+and prints, overall and per kind of market, the Brier skill of P(drop >= 5%) and P(drop >= 10%) against the
+series' own base rate (the climatology), the 80% range's coverage and the quantile skill against the naive
+quantiles. A kind's model is used where the worse of its two out-of-sample skills of P(drop >= 5%) is at least
+outlook.MIN_SKILL (else the pages and `gpuprices outlook` show the base rate). The pooled cut rate of flat list
+prices (unchanged for outlook.FLAT_LIST_DAYS days) is measured the same two ways. --write stores the fit on every
+series with these figures in analytics/outlook_model.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
-from collections.abc import Sequence
 
-from analytics import buy_signal, outlook
+import numpy as np
+import polars as pl
+
+from analytics import outlook, outlook_features, outlook_fit
 from analytics.price_history import series as price_series
 from warehouse import db
 
 SOURCES = ("keepa-amazon", "idealo-de", "gcp-list-history")
-THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
-RELIABILITY_BINS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0001)
+SOURCE_PROVIDER = {"gcp-list-history": "gcp"}  # a list-price history is its provider's own series
 
 
 def load_series() -> list:
-    """The bundled sources' whole series with a segment long enough for an outlook (outlook.segments)."""
+    """The bundled sources' series with a segment long enough for an outlook (outlook.segments), with context."""
     found = []
     with db.connect(read_only=True) as connection:
+        contexts = outlook_features.gpu_context(connection)
         for source in SOURCES:
-            found += price_series(connection, source)
+            for one in price_series(connection, source):
+                one.context = contexts.get(one.gpu_id)
+                one.provider = SOURCE_PROVIDER.get(source)
+                found.append(one)
     return [one for one in found if any(stop - start >= outlook.MIN_HISTORY_DAYS
                                         for start, stop in outlook.segment_bounds(one))]
 
 
-def segments_of(whole: list) -> tuple[list, list[tuple[int, int]]]:
-    """The segments the model is fitted and scored on (never across a gap of over outlook.MAX_GAP_DAYS days), those
-    with MIN_HISTORY_DAYS days, and where each begins: (its whole series' index, its first day's index there)."""
-    parts, origins = [], []
-    for index, one in enumerate(whole):
-        for (start, stop), part in zip(outlook.segment_bounds(one), outlook.segments(one), strict=True):
-            if stop - start >= outlook.MIN_HISTORY_DAYS:
-                parts.append(part)
-                origins.append((index, start))
-    return parts, origins
+def segments_of(whole: list) -> list:
+    return [part for one in whole for part in outlook.segments(one) if len(part.prices) >= outlook.MIN_HISTORY_DAYS]
 
 
 def group_of(one) -> tuple[str, str]:
     return one.source, one.gpu_id
 
 
-def scored(one, frame, fit, horizon) -> outlook.ScoredSeries:
-    return outlook.ScoredSeries({"source": one.source, "gpu_id": one.gpu_id, "market": one.market}, one.days, frame,
-                                outlook.predict_frame(frame, fit))
+def train(frames: list[pl.DataFrame], parts: list, horizon: int) -> dict:
+    """A fit on the given frames' training days; every kind uses the model (the split scores the model itself)."""
+    rows = outlook.training_rows(frames)
+    groups = [f"{group_of(part)}" for part, frame in zip(parts, frames, strict=True)
+              for _ in range(outlook.training_rows([frame]).height)]
+    fit = outlook_fit.fit_model(rows, groups, horizon)
+    fit["kinds"] = {kind: {"uses_model": True} for kind in outlook_features.KINDS}
+    return fit
+
+
+def scored(part, frame, fit, horizon) -> outlook.ScoredSeries:
+    return outlook.ScoredSeries({"source": part.source, "gpu_id": part.gpu_id, "market": part.market}, part.days,
+                                frame, outlook.predict_frame(frame, fit, None, horizon))
 
 
 def percent(value) -> str:
@@ -69,153 +77,137 @@ def percent(value) -> str:
 
 
 def line(label: str, summary: dict) -> str:
-    return (f"{label:28} n {summary['drop_5pct']['n']:6}  skill5 {percent(summary['drop_5pct']['skill'])}"
+    return (f"{label:30} n {summary['drop_5pct']['n']:6}  skill5 {percent(summary['drop_5pct']['skill'])}"
             f"  skill10 {percent(summary['drop_10pct']['skill'])}  brier5 {percent(summary['drop_5pct']['brier'])}"
-            f" (clim {percent(summary['drop_5pct']['brier_climatology'])})"
+            f" (base {percent(summary['drop_5pct']['brier_climatology'])})"
             f"  cover80 {percent(summary['interval_80']['coverage'])}"
             f"  qskill {percent(summary['quantile_loss']['skill'])}")
 
 
-def reliability(rows: Sequence[dict]) -> list[str]:
-    lines = [f"{'P(drop >= 5%)':>15} {'days':>6} {'mean forecast':>14} {'observed':>9} {'climatology':>12}"]
-    for low, high in zip(RELIABILITY_BINS, RELIABILITY_BINS[1:]):
-        inside = [row for row in rows if low <= row["drop_5pct"][0] < high]
-        if inside:
-            mean = sum(row["drop_5pct"][0] for row in inside) / len(inside)
-            observed = sum(row["drop_5pct"][2] for row in inside) / len(inside)
-            clim = sum(row["drop_5pct"][1] for row in inside) / len(inside)
-            lines.append(f"{low:6.2f} - {min(high, 1):4.2f} {len(inside):6} {mean:14.3f} {observed:9.3f} {clim:12.3f}")
-    return lines
+def by_kind(rows: list[dict], parts: list) -> dict[str, dict]:
+    return {kind: outlook.summarize(mine) for kind in outlook_features.KINDS
+            if (mine := [row for row in rows if outlook_features.kind_of(parts[row["series"]].market) == kind])}
 
 
-def outlook_fires(whole: list, origins: list[tuple[int, int]], scored_parts: list, threshold: float) -> list:
-    """Per whole series, the outlook rule's days to buy (P(drop >= 5%) < threshold) from its segments' outlooks."""
-    fires = [[False] * len(one.prices) for one in whole]
-    for (index, start), part in zip(origins, scored_parts, strict=True):
-        for row in part.predictions:
-            fires[index][start + row["t"]] = row["drop_5pct"] < threshold
-    return fires
+def flat_days(frame: pl.DataFrame) -> pl.DataFrame:
+    """A rental list series' days whose price has not moved in FLAT_LIST_DAYS days, with an outcome."""
+    return frame.filter((pl.col("log_days_unchanged").exp() - 1 >= outlook.FLAT_LIST_DAYS - 0.5)
+                        & pl.col("end_ratio").is_not_null() & (pl.col("t") >= outlook.MIN_HISTORY_DAYS - 1))
+
+
+def flat_rates(frames: list[pl.DataFrame]) -> dict:
+    days = pl.concat([flat_days(frame) for frame in frames]) if frames else pl.DataFrame()
+    if days.is_empty():
+        return {"windows": 0, "series": 0, "any_cut": 0.0, "drop_5pct": 0.0, "drop_10pct": 0.0}
+    return {"windows": days.height, "series": sum(1 for frame in frames if not flat_days(frame).is_empty()),
+            "any_cut": float((days["low_ratio"] < 1 - 1e-9).mean()),
+            **{name: float((days["low_ratio"] <= 1 - level).mean()) for name, level in outlook.DROPS.items()}}
+
+
+def flat_score(parts: list, frames: list, rates_for) -> dict:
+    """The pooled flat-list cut rate (rates_for(index): fitted without that series' group) against each series' own
+    base rate, on the flat days of the rental list series, by Brier of P(drop >= 5%) and of P(any cut)."""
+    model = base = model_cut = base_cut = 0.0
+    n = 0
+    for index, (part, frame) in enumerate(zip(parts, frames, strict=True)):
+        if outlook_features.kind_of(part.market) != "rental_list":
+            continue
+        rates = rates_for(index)
+        for row in flat_days(frame).iter_rows(named=True):
+            if row["past_windows"] < 1:
+                continue
+            drop = row["low_ratio"] <= 0.95
+            own = row["past_drop_5pct"] / row["past_windows"]
+            model += (rates["drop_5pct"] - drop) ** 2
+            base += (own - drop) ** 2
+            n += 1
+    return {"n": n, "brier": model / n if n else None, "brier_base": base / n if n else None,
+            "skill": outlook.skill(model / n, base / n) if n else None}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--horizons", default="30", help="comma-separated horizons to fit (days)")
-    parser.add_argument("--write", action="store_true", help="store the in-sample fits in analytics/outlook_model.json")
+    parser.add_argument("--write", action="store_true", help="store the fit in analytics/outlook_model.json")
     arguments = parser.parse_args()
     started = time.monotonic()
     whole = load_series()
-    every, origins = segments_of(whole)
-    groups = sorted({group_of(one) for one in every})
-    print(f"{len(whole)} series, {len(every)} segments (split at gaps of over {outlook.MAX_GAP_DAYS} days) with "
-          f"{outlook.MIN_HISTORY_DAYS}+ days in {len(groups)} source x GPU groups: "
-          + ", ".join(f"{s} {sum(1 for o in every if o.source == s)}" for s in SOURCES))
+    parts = segments_of(whole)
+    groups = sorted({group_of(one) for one in parts})
+    print(f"{len(whole)} series, {len(parts)} segments with {outlook.MIN_HISTORY_DAYS}+ days in {len(groups)} "
+          "source x GPU groups: " + ", ".join(f"{s} {sum(1 for o in parts if o.source == s)}" for s in SOURCES))
     model = {"horizons": {}}
     for horizon in [int(h) for h in arguments.horizons.split(",")]:
-        frames = [outlook.feature_frame(one.prices, horizon, outlook.is_rental(one.market)) for one in every]
-        full = outlook.fit_model(frames)
-        model["horizons"][str(horizon)] = full
-        in_sample = outlook.score([scored(o, f, full, horizon) for o, f in zip(every, frames)], horizon)
-        print(f"\nhorizon {horizon} days ({full['days']} training days)")
-        print(line("in sample", in_sample["overall"]))
-        # leave one source x GPU out
-        held = {}
+        frames = [outlook.segment_frame(part, 0, len(part.prices), horizon) for part in parts]
+        print(f"\nhorizon {horizon} days")
+        # leave one series (source x GPU) out
+        held: dict[int, outlook.ScoredSeries] = {}
+        flat_held: dict[int, dict] = {}
         for group in groups:
-            fit = outlook.fit_model([f for o, f in zip(every, frames) if group_of(o) != group])
-            for index, (one, frame) in enumerate(zip(every, frames)):
-                if group_of(one) == group:
-                    held[index] = scored(one, frame, fit, horizon)
-        held_list = [held[i] for i in range(len(every))]
-        loo_rows = outlook.score_rows(held_list, horizon)
-        print(line("leave one GPU out", outlook.summarize(loo_rows)))
-        for source in SOURCES:
-            print(line(f"  {source}", outlook.summarize(
-                [r for r in loo_rows if every[r["series"]].source == source])))
-        # earlier half / later half
+            inside = [i for i, part in enumerate(parts) if group_of(part) != group]
+            fit = train([frames[i] for i in inside], [parts[i] for i in inside], horizon)
+            rates = flat_rates([frames[i] for i in inside
+                                if outlook_features.kind_of(parts[i].market) == "rental_list"])
+            for index, part in enumerate(parts):
+                if group_of(part) == group:
+                    held[index] = scored(part, frames[index], fit, horizon)
+                    flat_held[index] = rates
+        loo_rows = outlook.score_rows([held[i] for i in range(len(parts))], horizon)
+        print(line("leave one series out", outlook.summarize(loo_rows)))
+        loo_kinds = by_kind(loo_rows, parts)
+        for kind, summary in loo_kinds.items():
+            print(line(f"  {kind}", summary))
+        # the later period
         middles = [outlook.MIN_HISTORY_DAYS - 1 + (len(o.prices) - horizon - outlook.MIN_HISTORY_DAYS + 1) // 2
-                   for o in every]
-        early = outlook.fit_model([f.filter(f["t"] + horizon < middle) for f, middle in zip(frames, middles)])
-        early_all = [scored(o, f, early, horizon) for o, f in zip(every, frames)]
-        late_scored = [scored(o, f, early, horizon) for o, f in zip(every, frames)]
-        for one, middle in zip(late_scored, middles):
+                   for o in parts]
+        early_frames = [f.filter(f["t"] + horizon < middle) for f, middle in zip(frames, middles, strict=True)]
+        kept = [i for i, f in enumerate(early_frames) if not outlook.training_rows([f]).is_empty()]
+        early = train([early_frames[i] for i in kept], [parts[i] for i in kept], horizon)
+        early_rates = flat_rates([early_frames[i] for i in kept
+                                  if outlook_features.kind_of(parts[i].market) == "rental_list"])
+        late = [scored(part, frame, early, horizon) for part, frame in zip(parts, frames, strict=True)]
+        for one, middle in zip(late, middles, strict=True):
             one.predictions = [row for row in one.predictions if row["t"] >= middle]
-        late_rows = outlook.score_rows(late_scored, horizon)
-        print(line("later half (fit on earlier)", outlook.summarize(late_rows)))
-        for source in SOURCES:
-            print(line(f"  {source}", outlook.summarize(
-                [r for r in late_rows if every[r["series"]].source == source])))
-        print("\nReliability of P(drop >= 5%), leave one GPU out:")
-        print("\n".join(reliability(loo_rows)))
-        if horizon == buy_signal.DEFAULT_WINDOW_DAYS:
-            buy_rules(whole, origins, held_list, early_all,
-                      [scored(o, f, full, horizon) for o, f in zip(every, frames)], horizon)
+        late_rows = outlook.score_rows(late, horizon)
+        print(line("later period (fit on earlier)", outlook.summarize(late_rows)))
+        late_kinds = by_kind(late_rows, parts)
+        for kind, summary in late_kinds.items():
+            print(line(f"  {kind}", summary))
+        late_frames = [f.filter(f["t"] >= middle) for f, middle in zip(frames, middles, strict=True)]
+        flat_loo = flat_score(parts, frames, lambda i: flat_held[i])
+        flat_late = flat_score(parts, late_frames, lambda i: early_rates)
+        print(f"flat list prices ({outlook.FLAT_LIST_DAYS}+ days unchanged), pooled cut rate vs own base rate, "
+              f"P(drop >= 5%): leave one out n {flat_loo['n']} skill {percent(flat_loo['skill'])} (brier "
+              f"{percent(flat_loo['brier'])} vs {percent(flat_loo['brier_base'])}); later period n {flat_late['n']} "
+              f"skill {percent(flat_late['skill'])}")
+        # the stored fit: every series; each kind's figures and whether its model is shown
+        full = train(frames, parts, horizon)
+        full["flat_list"] = flat_rates([f for f, part in zip(frames, parts, strict=True)
+                                        if outlook_features.kind_of(part.market) == "rental_list"])
+        full["flat_list"]["out_of_sample"] = {"leave_one_out": flat_loo, "later": flat_late}
+        full["kinds"] = {}
+        for kind in outlook_features.KINDS:
+            figures = [one[kind]["drop_5pct"]["skill"] for one in (loo_kinds, late_kinds) if kind in one]
+            worst = None if len(figures) < 2 or None in figures else min(figures)
+            full["kinds"][kind] = {
+                "skill_drop_5pct": worst, "uses_model": worst is not None and worst >= outlook.MIN_SKILL,
+                "leave_one_out": loo_kinds.get(kind), "later": late_kinds.get(kind)}
+            print(f"{kind:12} out-of-sample skill (worse of the two) {percent(worst)}: "
+                  + ("the model" if full["kinds"][kind]["uses_model"] else "the base rate"))
+        full["out_of_sample"] = {"leave_one_out": outlook.summarize(loo_rows), "later": outlook.summarize(late_rows)}
+        model["horizons"][str(horizon)] = full
     if arguments.write:
-        outlook.MODEL_PATH.write_text(json.dumps(model, indent=1) + "\n")
+        outlook.MODEL_PATH.write_text(json.dumps(model, indent=1, default=_plain) + "\n")
         print(f"\nwrote {outlook.MODEL_PATH}")
     print(f"\n({time.monotonic() - started:.0f} s)")
 
 
-def buy_rules(every, origins, held, early, full, window) -> None:
-    """Oracle shares of every buy rule: in sample, leave one GPU out, later halves (keepa-amazon and all), on the
-    whole series as `gpuprices backtest` runs them; the outlook rule's fires from the segments' outlooks."""
-    def backtests(fires_of, part=None):
-        found = []
-        for index, one in enumerate(every):
-            days = None
-            if part is not None:
-                first, second = halves(len(one.prices), window)
-                days = second
-            found.append(buy_signal.backtest(one.prices, fires_of(index, one), window, days))
-        return found
-
-    def halves(length, window):
-        days = buy_signal.buyer_days(length, window)
-        middle = days.start + len(days) // 2
-        return range(days.start, middle), range(middle, days.stop)
-
-    def share(results, indexes):
-        return buy_signal.overall(results[i] for i in indexes)["share_of_oracle"]
-
-    subsets = {"keepa-amazon": [i for i, o in enumerate(every) if o.source == "keepa-amazon"],
-               "all bundled": list(range(len(every)))}
-    rules = {name: [rule(one.prices) for one in every] for name, rule in buy_signal.RULES.items()}
-    print(f"\nBuy rules, window {window}: share of the oracle's savings (mean savings / mean oracle savings)")
-    print(f"{'rule':26} " + "  ".join(f"{label + ' ' + name:>26}" for name in subsets
-                                      for label in ("in sample", "leave-1-out", "later half")))
-    for name, fires in rules.items():
-        whole = backtests(lambda i, o: fires[i])
-        late_results = backtests(lambda i, o: fires[i], part="late")
-        cells = []
-        for indexes in subsets.values():
-            cells += [share(whole, indexes), share(whole, indexes), share(late_results, indexes)]
-        print(f"{name:26} " + "  ".join(f"{percent(c):>26}" for c in cells))
-    full_fires = {th: outlook_fires(every, origins, full, th) for th in THRESHOLDS}
-    held_fires = {th: outlook_fires(every, origins, held, th) for th in THRESHOLDS}
-    early_fires = {th: outlook_fires(every, origins, early, th) for th in THRESHOLDS}
-    for subset, indexes in subsets.items():
-        in_sample = {th: share(backtests(lambda i, o: full_fires[th][i]), indexes) for th in THRESHOLDS}
-        chosen = max(THRESHOLDS, key=lambda th: in_sample[th] or -1)
-        # leave one out: threshold chosen on the other groups' LOO predictions, applied to the held-out group
-        loo_results = [None] * len(every)
-        for group in sorted({group_of(every[i]) for i in indexes}):
-            others = [i for i in indexes if group_of(every[i]) != group]
-            scores = {th: share(backtests(lambda i, o: held_fires[th][i]), others) for th in THRESHOLDS}
-            th = max(THRESHOLDS, key=lambda t: scores[t] or -1)
-            for i in indexes:
-                if group_of(every[i]) == group:
-                    loo_results[i] = buy_signal.backtest(every[i].prices, held_fires[th][i], window)
-        early_scores = {}
-        for th in THRESHOLDS:
-            results = []
-            for i in indexes:
-                first, _ = halves(len(every[i].prices), window)
-                results.append(buy_signal.backtest(every[i].prices, early_fires[th][i], window, first))
-            early_scores[th] = buy_signal.overall(results)["share_of_oracle"]
-        late_th = max(THRESHOLDS, key=lambda t: early_scores[t] or -1)
-        late_results = backtests(lambda i, o: early_fires[late_th][i], part="late")
-        print(f"outlook ({subset}): threshold in sample {chosen} -> {percent(in_sample[chosen])};"
-              f" leave-1-out {percent(buy_signal.overall(loo_results[i] for i in indexes)['share_of_oracle'])};"
-              f" later half (threshold {late_th}) {percent(share(late_results, indexes))};"
-              f" in-sample by threshold {', '.join(f'{t}: {percent(v)}' for t, v in in_sample.items())}")
+def _plain(value):
+    if isinstance(value, (np.floating, np.integer)):
+        return value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    raise TypeError(f"{value!r} is not JSON")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ RUNTIME = tuple(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ha
                 ["packages"])
 # Imported inside functions on purpose: seconds to import, needed by few commands.
 LAZY_IMPORTS = {"dbt.cli.main", "dbt.adapters.duckdb.connections", "flows.daily", "prefect.client.orchestration",
-                "plotly"}
+                "plotly",
+                # the outlook's fits (analytics/outlook_fit.py): seconds of scipy; its predictions need numpy only
+                "sklearn.linear_model", "sklearn.model_selection", "threadpoolctl"}
 
 
 def modules() -> dict[str, Path]:

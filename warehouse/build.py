@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from analytics import buy_verdicts, outlook
+from analytics.price_history import outlook_series
 from analytics.price_history import series as price_series
 from config import settings
 from config.settings import PROJECT_ROOT, data_home
@@ -227,8 +228,9 @@ def write_series_marts(plan: BuildPlan) -> int:
     with db.connect() as connection:
         found = price_series(connection)
         since = None if plan.full_refresh or not plan.rebuild_dates else min(plan.rebuild_dates)
-        written = outlook.write_mart(connection, found, since=since)
-        outlook.write_scores(connection, found)
+        per_panel = outlook_series(connection)  # retail markets and each provider's own rentals (issue 40)
+        written = outlook.write_mart(connection, per_panel, since=since)
+        outlook.write_scores(connection, per_panel)
         buy_verdicts.write_marts(connection, found)
         return written
 

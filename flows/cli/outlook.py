@@ -9,6 +9,7 @@ import duckdb
 
 from analytics import outlook
 from analytics.alerts.engine import RuleError, resolve_rule_gpu
+from analytics.price_history import outlook_series
 from analytics.price_history import series as price_series
 from flows.cli.common import UsageError, json_text, one_line, read_backtest
 from warehouse import db
@@ -28,11 +29,13 @@ def format_outlook(row: outlook.Outlook) -> str:
     unit = "" if row.market.startswith("retail_") else "/GPU-h"
     age = age_of(row.as_of)  # by the clock: an outlook made on a months-old price is for the days after that one
     stale = f" [{age.words()}: stale, for the {row.horizon_days} days after {row.as_of}]" if age.is_stale else ""
-    return (f"{row.gpu_id} {row.market} on {row.as_of}{stale}: ${row.price_usd:,.2f}{unit} ({row.days_of_history} days of "
+    who = "" if row.provider == outlook.ANY_PROVIDER else f" ({row.provider})"
+    basis = f"\n  {row.note}" if row.basis != "model" else ""
+    return (f"{row.gpu_id} {row.market}{who} on {row.as_of}{stale}: ${row.price_usd:,.2f}{unit} ({row.days_of_history} days of "
             f"history)\n  within {row.horizon_days} days: P(drop >= 5%) {_probability(row.drop_5pct)}, "
             f"P(drop >= 10%) {_probability(row.drop_10pct)}, expected lowest ${row.expected_low_usd:,.2f}\n"
             f"  price in {row.horizon_days} days: 10% ${row.p10_usd:,.2f}  50% ${row.p50_usd:,.2f}  "
-            f"90% ${row.p90_usd:,.2f}")
+            f"90% ${row.p90_usd:,.2f}{basis}")
 
 
 def _check_horizon(horizon: int) -> None:
@@ -48,7 +51,7 @@ def cmd_outlook(args) -> int:
     _check_horizon(args.horizon)
     if args.rebuild:
         with db.connect() as connection:
-            found = price_series(connection)
+            found = outlook_series(connection)
             written = outlook.write_mart(connection, found, every_day=True, horizon=args.horizon)
             scored = outlook.write_scores(connection, found, horizon=args.horizon)
         print(f"{outlook.MART}: {written} rows ({args.horizon}-day horizon, every day of every series); "
@@ -62,7 +65,7 @@ def cmd_outlook(args) -> int:
                     gpu_id = resolve_rule_gpu(connection, args.gpu)
                 except RuleError as error:
                     raise UsageError(one_line(error)) from None
-            found = price_series(connection, gpu_id=gpu_id, market=args.market)
+            found = outlook_series(connection, gpu_id=gpu_id, market=args.market)
     except duckdb.CatalogException as error:
         print(f"gpuprices outlook: the warehouse has no built marts yet ({one_line(error)}); run "
               "`gpuprices run --offline` or `gpuprices build` first", file=sys.stderr)
@@ -103,7 +106,19 @@ def format_backtest(report: dict) -> str:
              "quantile loss against the naive quantiles (per unit of today's price)."]
     lines += [_summary_line(f"{row['gpu_id']} {row['market']} ({row['source']}, {row['days']} scored days)", row)
               for row in report["series"]]
+    lines += [_summary_line(f"{kind}, every series of the kind", summary)
+              for kind, summary in report.get("kinds", {}).items()]
     lines.append(_summary_line(f"overall, {len(report['series'])} series", report["overall"]))
+    fit = outlook.model_for(report["horizon"])
+    lines.append("Out of sample on the bundled real histories (dev/tune_outlook.py; the figures above are in sample "
+                 "where they score those histories, which the stored fit saw):")
+    for kind, figures in fit.get("kinds", {}).items():
+        shown = "the model" if figures.get("uses_model") else "the base rate"
+        skill = figures.get("skill_drop_5pct")
+        scored = outlook.scored_out_of_sample(fit, kind)
+        said = (f"{skill:.3f}" if skill is not None else
+                f"not defined (no 5% drop on {scored:,} scored days)" if scored else "untested (no real history)")
+        lines.append(f"  {kind}: skill of P(drop >= 5%) {said}: shows {shown}")
     if report["skipped"]:
         lines.append(f"{len(report['skipped'])} series too short to score (need {outlook.MIN_HISTORY_DAYS} days "
                      f"plus the horizon without a splice: a gap of over {outlook.MAX_GAP_DAYS} days between other sources)")
@@ -113,7 +128,9 @@ def format_backtest(report: dict) -> str:
 def cmd_backtest_outlook(args) -> int:
     _check_horizon(args.horizon)
     report, status = read_backtest(
-        lambda connection: outlook.backtest_report(price_series(connection, args.source), args.horizon, args.source),
+        lambda connection: outlook.backtest_report(
+            price_series(connection, args.source) if args.source else outlook_series(connection), args.horizon,
+            args.source),
         args.source, "score the outlook")
     if report is None:
         return status

@@ -150,6 +150,11 @@ def cli_series(monkeypatch):
 
     monkeypatch.setattr(analytics.price_history, "series", series)
     monkeypatch.setattr(outlook_cli, "price_series", series)  # bound when flows.cli.outlook was imported
+
+    def per_panel(connection, gpu_id=None, market=None):
+        return series(connection, None, gpu_id, market)
+
+    monkeypatch.setattr(outlook_cli, "outlook_series", per_panel)
     monkeypatch.setattr(outlook_cli.db, "connect", lambda read_only=False: contextlib.nullcontext(None))
     return found
 

@@ -143,8 +143,8 @@ def test_the_mart_drops_a_row_it_no_longer_has_and_writes_none_after_the_gap():
     with duckdb.connect() as connection:
         outlook.create_table(connection)
         for day in (found.days[-1], resume + timedelta(days=5)):  # rows an older build wrote across the gap
-            connection.execute(f"INSERT INTO {outlook.TABLE} VALUES (?, 'h100-sxm5-80gb', 'on_demand', 30, 1, 0.5, "
-                               "0.5, 1, 1, 1, 1, 300, false)", [day])
+            connection.execute(f"INSERT INTO {outlook.TABLE} VALUES (?, 'h100-sxm5-80gb', 'on_demand', 'any', 30, 1, "
+                               "0.5, 0.5, 1, 1, 1, 1, 300, 'rental_list', 'model', '', 0, false)", [day])
         assert outlook.write_mart(connection, [found]) == 0  # a daily build: the last day has no outlook
         kept = connection.execute(f"SELECT price_date FROM {outlook.TABLE} ORDER BY 1").fetchall()
         assert kept == [(resume + timedelta(days=5),)]

@@ -179,7 +179,8 @@ def test_a_series_not_yet_scored_or_with_an_undefined_skill_says_so(site):
     short = text_of(outlook_section((site / "gpu" / "t4-16gb.html").read_text(), "spot"))
     assert "P(drop ≥ 5% within 30 days)" in short
     assert "not scored yet: it needs 90 days of history to have a past day with a known outcome (75 so far)" in short
-    assert "skill" not in short.replace("not scored yet", "")
+    # the kind's out-of-sample skill is said once, in the basis note (spot: the base rate); no skill of its own
+    assert "skill" not in short.replace("not scored yet", "").split("own rate of such drops", 1)[-1]
     undefined = text_of(outlook_section((site / "gpu" / "l40s-48gb.html").read_text(), "spot"))
     assert "skill not defined" in undefined
     # a series that stopped a year ago: its page says the outlook is for the days after its last price
@@ -407,14 +408,15 @@ def test_every_query_the_pages_run_reads_the_marts_only(warehouse):
 def test_the_offline_sites_gpu_pages_show_the_outlook_scores_of_the_mart(warehouse):
     with duckdb.connect(str(warehouse / "gpuprices.duckdb"), read_only=True) as connection:
         scored = mart_rows(connection, """
-            SELECT s.gpu_id, s.market, s.scored_days, s.drop_5pct_skill, s.is_synthetic, o.prob_drop_5pct
+            SELECT s.gpu_id, s.market, s.provider, s.scored_days, s.drop_5pct_skill, s.is_synthetic, o.prob_drop_5pct
             FROM marts.gpu_price_outlook_scores s JOIN marts.gpu_price_outlook_daily o
-              ON s.gpu_id = o.gpu_id AND s.market = o.market AND s.as_of = o.price_date
+              ON s.gpu_id = o.gpu_id AND s.market = o.market AND s.provider = o.provider AND s.as_of = o.price_date
              AND s.horizon_days = o.horizon_days
             WHERE s.horizon_days = 30 AND s.scored_days > 0 AND s.drop_5pct_skill IS NOT NULL""")
     assert scored, "the offline run's imported histories are long enough to score"
     for row in scored[:5]:
         html = (warehouse / "site" / "gpu" / f"{row['gpu_id']}.html").read_text()
-        section = text_of(outlook_section(html, row["market"]))
+        anchor = dashboard_data.outlook_anchor(row).removeprefix("outlook-")  # a provider's series: market-provider
+        section = text_of(outlook_section(html, anchor))
         assert f"scored on {row['scored_days']} past days: skill {row['drop_5pct_skill']:.2f}" in section
-        assert ('class="badge synthetic"' in outlook_section(html, row["market"])) is row["is_synthetic"]
+        assert ('class="badge synthetic"' in outlook_section(html, anchor)) is row["is_synthetic"]
