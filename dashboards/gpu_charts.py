@@ -214,10 +214,10 @@ def price_chart(rows: list[dict], index: int, provider_rows: list[dict] | None =
     every_run: list[tuple[bool, list[dict]]] = []
     shown: set[str] = set()  # one legend entry per band and median across the segments
     data = []
+    observed = any(not replay_of(row) for row in drawn)  # the replay pieces get legend entries only without it
     for number, segment in enumerate(segments):
         runs = _runs(segment, replay_of, gap_days)
         every_run += runs
-        observed = any(not kind for kind, _rows in runs)
         name = segment_name(segment)
         panel = {"panel_id": segment[-1].get("panel_id"), "panel_providers": segment[-1].get("panel_providers"),
                  "panel_start": plain(_day(segment[0])), "panel_end": plain(_day(segment[-1]))}
