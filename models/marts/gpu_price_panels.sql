@@ -22,10 +22,10 @@ changes as (
 numbered as (
     select
         *,
-        sum(case when is_panel_change then 1 else 0 end) over (
+        cast(sum(case when is_panel_change then 1 else 0 end) over (
             partition by gpu_id, channel, market, price_per order by price_date
             rows between unbounded preceding and current row
-        ) as panel_number
+        ) as integer) as panel_number
     from changes
 )
 
