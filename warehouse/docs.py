@@ -1,15 +1,20 @@
 """Documentation generated from the real thing: the warehouse schema (from DuckDB's catalog, with the values of the
-marts' categorical columns) and the source table (from the source registry). docs/schema.md and docs/sources.md
-embed both; a test fails when they drift."""
+marts' categorical columns), the source tables and counts (from the source registry), the settings table. Each
+block a document embeds is in GENERATED_BLOCKS: `gpuprices docs` rewrites them between their markers, and a test
+fails when one is stale."""
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import yaml
 
 from config.settings import PROJECT_ROOT
+from config.settings import markdown_table as settings_markdown_table
 from scrapers.base import PRICE_UNITS, PRICING_TYPES
 from scrapers.registry import all_sources
 from scrapers.replay import load_recordings
@@ -171,3 +176,92 @@ def sources_test_data_markdown() -> str:
     lines = ["| offline test data | sources (repository@commit of the data) |", "|---|---|"]
     lines += [f"| {words} | {', '.join(sources)} |" for words, sources in groups.items() if sources]
     return "\n".join(lines)
+
+
+def source_counts_markdown() -> str:
+    """The README's and docs/sources.md's count of what is collected, from the source registry: the rental price
+    lists and pages (sources) of how many providers, the SkyPilot catalogs, the per-token API lists, the retail
+    sources."""
+    sources = all_sources()
+    own = [source for source_id, source in sources.items()
+           if source.channel == "cloud" and not source_id.startswith("skypilot-")]
+    catalogs = sum(1 for source_id in sources if source_id.startswith("skypilot-"))
+    apis = sum(1 for source in sources.values() if source.channel == "api")
+    retail = sum(1 for source in sources.values() if source.channel == "retail")
+    return (f"{len(own)} price lists and pages of {len({source.provider for source in own})} providers and "
+            f"{catalogs} SkyPilot catalogs, per-token API prices from {apis} lists, and what cards cost from "
+            f"{retail} retail sources")
+
+
+def offline_providers_markdown() -> str:
+    """How many rental providers the warehouse's offers name, and of them how many from real captures (the README's
+    "offline" figure, generated from the offline run's warehouse)."""
+    with db.connect(read_only=True) as connection:
+        providers, real = connection.execute(
+            "SELECT count(DISTINCT provider), count(DISTINCT provider) FILTER (WHERE data_origin IN ('captured', "
+            "'stale_capture')) FROM marts.offers_daily WHERE channel IN ('cloud', 'marketplace')").fetchone()
+    return f"{providers} rental providers offline, {real} from real captures"
+
+
+@dataclass(frozen=True)
+class GeneratedBlock:
+    """A block of a document that a function writes, between `<!-- marker:start -->` and `<!-- marker:end -->`
+    (on lines of their own, or inline in a sentence). `from_warehouse`: generated from the built warehouse (the
+    offline run's), not from the code alone."""
+
+    document: str  # from the project root
+    marker: str
+    generate: Callable[[], str]
+    from_warehouse: bool = False
+
+
+# Every generated block of the docs: `gpuprices docs` rewrites them, tests/warehouse/test_source_docs.py (the code's)
+# and the offline end-to-end test (the warehouse's) fail when one is stale.
+GENERATED_BLOCKS = (
+    GeneratedBlock("README.md", "counts", source_counts_markdown),
+    GeneratedBlock("README.md", "sources-test-data", sources_test_data_markdown),
+    GeneratedBlock("docs/sources.md", "counts", source_counts_markdown),
+    GeneratedBlock("docs/sources.md", "sources", sources_markdown),
+    GeneratedBlock("docs/settings.md", "settings", settings_markdown_table),
+    GeneratedBlock("docs/settings.md", "source-credentials", source_credentials_markdown),
+    GeneratedBlock("README.md", "offline-counts", offline_providers_markdown, from_warehouse=True),
+    GeneratedBlock("docs/schema.md", "schema", schema_markdown, from_warehouse=True),
+)
+
+
+class MissingMarkers(ValueError):
+    """A document lost a generated block's markers."""
+
+
+def _block_pattern(marker: str) -> re.Pattern:
+    return re.compile(rf"(<!-- {re.escape(marker)}:start -->)(\s*)(.*?)(\s*)(<!-- {re.escape(marker)}:end -->)", re.S)
+
+
+def written_block(block: GeneratedBlock, root: Path = PROJECT_ROOT) -> str:
+    """What the document holds between the block's markers now."""
+    found = _block_pattern(block.marker).search((root / block.document).read_text())
+    if found is None:
+        raise MissingMarkers(f"{block.document} lost its {block.marker} markers")
+    return found.group(3)
+
+
+def stale_blocks(blocks=GENERATED_BLOCKS, root: Path = PROJECT_ROOT) -> list[str]:
+    """"<document> <marker>" of each block whose text is not what its function writes now."""
+    return [f"{block.document} {block.marker}" for block in blocks
+            if written_block(block, root) != block.generate().strip()]
+
+
+def rewrite_blocks(blocks=GENERATED_BLOCKS, root: Path = PROJECT_ROOT) -> list[str]:
+    """Write each block's text between its markers (the whitespace around it kept); "<document> <marker>" of those
+    that changed."""
+    changed = []
+    for block in blocks:
+        path = root / block.document
+        text = path.read_text()
+        written = written_block(block, root)
+        fresh = block.generate().strip()
+        if written != fresh:
+            path.write_text(_block_pattern(block.marker).sub(
+                lambda found: found.group(1) + found.group(2) + fresh + found.group(4) + found.group(5), text, count=1))
+            changed.append(f"{block.document} {block.marker}")
+    return changed

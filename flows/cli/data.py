@@ -28,10 +28,14 @@ from warehouse import db
 from warehouse.build import build as dbt_build
 from warehouse.build import load_dbt_in_background
 from warehouse.docs import (
+    GENERATED_BLOCKS,
+    MissingMarkers,
+    rewrite_blocks,
     schema_markdown,
     source_credentials_markdown,
     sources_markdown,
     sources_test_data_markdown,
+    stale_blocks,
 )
 from warehouse.imports import BAD_ROWS, FORMATS, ImportFileError, import_prices, parse_columns
 from warehouse.incidents import NoOpenIncident, close_by_hand, render_line
@@ -142,6 +146,21 @@ def cmd_sources(args) -> int:
     else:
         print(sources_test_data_markdown() if args.test_data else sources_markdown())
     return 0
+
+
+def cmd_docs(args) -> int:
+    blocks = [block for block in GENERATED_BLOCKS if args.warehouse or not block.from_warehouse]
+    try:
+        found = stale_blocks(blocks) if args.check else rewrite_blocks(blocks)
+    except (MissingMarkers, FileNotFoundError, duckdb.CatalogException) as error:
+        print(f"gpuprices docs: {error}", file=sys.stderr)
+        return 2
+    for name in found:
+        print(f"{'stale' if args.check else 'rewritten'}: {name}")
+    if not args.warehouse:
+        print("not checked: the blocks generated from the warehouse (schema, offline counts); after `gpuprices run "
+              "--offline` on a fresh home: gpuprices docs --warehouse", file=sys.stderr)
+    return 1 if args.check and found else 0
 
 
 def cmd_settings(args) -> int:
@@ -324,6 +343,15 @@ def register(commands) -> None:
                                                                       "needs (docs/settings.md's table)")
     sources.set_defaults(func=cmd_sources)
     commands.add_parser("settings", help="print every GPUPRICES_* setting (Markdown)").set_defaults(func=cmd_settings)
+    docs = commands.add_parser(
+        "docs", help="rewrite every generated block of the docs (README counts and test data, docs/sources.md, "
+                     "docs/settings.md; --warehouse: docs/schema.md and the offline counts too)",
+        epilog="exit status: 0 = written (or --check: none stale); 1 = --check found a stale block; 2 = a document "
+               "lost its markers, or --warehouse without a warehouse")
+    docs.add_argument("--check", action="store_true", help="rewrite nothing: list the stale blocks, exit 1 if any")
+    docs.add_argument("--warehouse", action="store_true",
+                      help="the blocks generated from the built warehouse too (run it on the offline run's home)")
+    docs.set_defaults(func=cmd_docs)
 
     quotes = commands.add_parser("quotes", help="broker and reseller quotes: load a CSV")
     quotes.add_argument("action", choices=["load"])

@@ -39,7 +39,9 @@ snapshot_of_day as (
 -- int_offers__current's logic (macros/current_offers.sql) on the raw rows of the rebuilt days and the days before
 -- them that a snapshot can be carried from
 offers as (
-    {{ current_offers(rebuilt_days_filter('price_date', 'observed_at', lookback_days=carry_days)) }}
+    {{ current_offers(ref('stg_raw__offers'), ref('stg_raw__ingest_runs'), source('meta', 'gpu_name_matches'),
+                      ref('int_fx_rates__daily'),
+                      rebuilt_days_filter('price_date', 'observed_at', lookback_days=carry_days)) }}
 )
 
 -- each offer once per day: a scraper's snapshot lists it once, and an import never loads an offer's day that an

@@ -1,15 +1,18 @@
 {# Offers of every loaded source-run at its newest loaded parser version, gpu_id resolved, prices in USD: the
    body of int_offers__current (a view, every day) and of int_offers__daily (a table built day by day), which
-   passes its day filter as `offers_filter` so only those days' raw rows are read. See int_offers__current.sql. #}
-{% macro current_offers(offers_filter='true') -%}
+   passes its day filter as `offers_filter` so only those days' raw rows are read. See int_offers__current.sql.
+   The relations come from the caller (its ref() and source() calls), so a model's file names everything it reads:
+   `offers` stg_raw__offers, `ingest_runs` stg_raw__ingest_runs, `name_matches` meta.gpu_name_matches, `fx_rates`
+   int_fx_rates__daily. #}
+{% macro current_offers(offers, ingest_runs, name_matches, fx_rates, offers_filter='true') -%}
 with offers as (
-    select * from {{ ref('stg_raw__offers') }}
+    select * from {{ offers }}
     where {{ offers_filter }}
 ),
 
 loaded_parses as (
     select run_id, max(parser_version) as parser_version
-    from {{ ref('stg_raw__ingest_runs') }}
+    from {{ ingest_runs }}
     where status = 'loaded'
     group by run_id
 ),
@@ -32,13 +35,13 @@ resolved_names as (
         raw_names.raw_gpu_name,
         name_matches.gpu_id
     from raw_names
-    left join {{ source('meta', 'gpu_name_matches') }} as name_matches
+    left join {{ name_matches }} as name_matches
         on name_matches.scope = raw_names.provider
         and name_matches.raw_gpu_name = raw_names.raw_gpu_name
 ),
 
 fx_rates as (
-    select * from {{ ref('int_fx_rates__daily') }}
+    select * from {{ fx_rates }}
 ),
 
 -- Every non-USD price in USD at the latest ECB rate on or before its observation day (weekends and holidays

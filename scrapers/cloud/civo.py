@@ -36,6 +36,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import interconnect_of
 from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
@@ -139,7 +140,7 @@ class Civo(PricingPage):
                 raw_gpu_name=raw_name, gpu_id=resolve_gpu_id(raw_name, self.id), gpu_count=Fraction(count),
                 pricing_type=pricing_type, term_months=months, price=amount, currency="USD",
                 price_unit="instance_hour", instance_type=instance_type, url=PRICING_URL, document_index=index,
-                interconnect="sxm" if "SXM" in label.upper().split() else None,
+                interconnect=interconnect_of(label),
             )
             for pricing_type, months, amount in prices
         ]

@@ -37,6 +37,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import gpu_raw_name, interconnect_of
 from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
@@ -49,30 +50,12 @@ _NOT_OFFERED = ("", "N/A")
 _DOLLARS = re.compile(r"^\$(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?$")
 _COUNT = re.compile(r"^(\d+)(?:\^\d+)?$")  # "8", or "4^1" (a footnote mark)
 _REGION = re.compile(r"^REGION:\s*(.+)$")
-_VENDORS = ("NVIDIA", "AMD")
 
 
 def _ancestor(node, tag: str):
     while node is not None and node.tag != tag:
         node = node.parent
     return node
-
-
-def gpu_raw_name(model: str, memory_gib: int | None) -> tuple[str, str | None]:
-    """("NVIDIA HGX H100", 80) -> ("H100 SXM 80GB", "sxm"): the vendor dropped, HGX read as its SXM form factor,
-    the per-GPU memory added; the interconnect the name states (sxm, nvlink for NVL72, else None)."""
-    words = model.split()
-    if words and words[0] in _VENDORS:
-        words = words[1:]
-    interconnect = None
-    if "HGX" in words:
-        words = [word for word in words if word != "HGX"] + ["SXM"]
-        interconnect = "sxm"
-    elif "NVL72" in words:
-        interconnect = "nvlink"
-    if memory_gib:
-        words.append(f"{memory_gib}GB")
-    return " ".join(words), interconnect
 
 
 def _slug(region: str) -> str:
@@ -144,7 +127,7 @@ class CoreWeave(PricingPage):
         if count is None or int(count.group(1)) <= 0:
             raise ParseError(f"{self.id}: {where} GPU Count {cells.get('GPU Count')!r} is not a count")
         memory = cells.get("VRAM", "")
-        raw_name, interconnect = gpu_raw_name(model, int(memory) if memory.isdigit() else None)
+        raw_name = gpu_raw_name(model, int(memory) if memory.isdigit() else None)
         offers = []
         for pricing_type, price in self._prices(row, where):
             offers.append(Offer(
@@ -152,7 +135,7 @@ class CoreWeave(PricingPage):
                 title=model, raw_gpu_name=raw_name, gpu_id=resolve_gpu_id(raw_name, self.id),
                 gpu_count=Fraction(int(count.group(1))), pricing_type=pricing_type, price=price, currency="USD",
                 price_unit="instance_hour", region=_slug(region), instance_type=product or model,
-                interconnect=interconnect, document_index=index,
+                interconnect=interconnect_of(raw_name), document_index=index,
             ))
         return offers
 

@@ -30,6 +30,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import gpu_raw_name, interconnect_of
 from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
@@ -39,18 +40,6 @@ COLUMNS = ("GPU model", "On-demand", "Current spot")
 PRICING_TYPES = ("on_demand", "spot")  # the two price columns, in order
 _PRICE = re.compile(r"^\$(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?/GPU-hr$")
 _MEMORY = re.compile(r"^\d+GB$")
-_VENDORS = ("NVIDIA", "AMD")
-_FORM_FACTORS = {"HGX": ("SXM", "sxm"), "SXM": ("SXM", "sxm"), "PCIe": ("PCIe", "pcie"), "NVL72": ("NVL72", "nvlink")}
-
-
-def gpu_raw_name(heading: str, memory: str, form_factor: str) -> tuple[str, str | None]:
-    """("NVIDIA H100", "80GB", "HGX") -> ("H100 SXM 80GB", "sxm"): the vendor dropped, HGX read as its SXM form
-    factor; the interconnect the tag states (None for no tag)."""
-    words = heading.split()
-    if words and words[0] in _VENDORS:
-        words = words[1:]
-    shown, interconnect = _FORM_FACTORS.get(form_factor, (form_factor, None))
-    return " ".join(part for part in (*words, shown, memory) if part), interconnect
 
 
 class Crusoe(PricingPage):
@@ -102,7 +91,7 @@ class Crusoe(PricingPage):
         cells = row.css("div.pricing-rich")
         if len(cells) != len(PRICING_TYPES):
             raise ParseError(f"{self.id}: {heading} has {len(cells)} price cells, not {len(PRICING_TYPES)}")
-        raw_name, interconnect = gpu_raw_name(heading, memory, form_factor)
+        raw_name = gpu_raw_name(f"{heading} {form_factor}", int(memory.removesuffix("GB")))
         label = " ".join(part for part in (heading, memory, form_factor) if part)
         offers = []
         for cell, pricing_type in zip(cells, PRICING_TYPES, strict=True):
@@ -119,6 +108,6 @@ class Crusoe(PricingPage):
                 source=self.id, channel="cloud", provider=self.provider, offer_id=label, title=label,
                 raw_gpu_name=raw_name, gpu_id=resolve_gpu_id(raw_name, self.id), gpu_count=Fraction(1),
                 pricing_type=pricing_type, price=price, currency="USD", price_unit="gpu_hour", instance_type=label,
-                interconnect=interconnect, document_index=index,
+                interconnect=interconnect_of(raw_name), document_index=index,
             ))
         return offers

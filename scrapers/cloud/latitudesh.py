@@ -28,6 +28,7 @@ from fractions import Fraction
 from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import interconnect_of
 from scrapers.json_api import JsonApiSource
 from scrapers.offline import Recording, Served
 from scrapers.parsing import as_list, field, money
@@ -44,17 +45,6 @@ def gpu_raw_name(gpu_type: str, vram_gb: object) -> str:
     if "GB" not in name.upper() and isinstance(vram_gb, (int, float)) and not isinstance(vram_gb, bool) and vram_gb:
         name = f"{name} {vram_gb:g}GB"
     return name
-
-
-def gpu_interconnect(text: object) -> str | None:
-    value = str(text or "").lower()
-    if "nvlink" in value:
-        return "nvlink"
-    if "sxm" in value:
-        return "sxm"
-    if value.startswith("pcie"):
-        return "pcie"
-    return None  # not said, or a network fabric
 
 
 def cluster_network(text: object) -> str | None:
@@ -125,7 +115,7 @@ class LatitudeSh(JsonApiSource):
                 title=str(attributes.get("name") or slug), raw_gpu_name=raw_name,
                 gpu_id=resolve_gpu_id(raw_name, self.id), gpu_count=Fraction(int(count)), pricing_type="on_demand",
                 price=price, currency="USD", price_unit="instance_hour", region=name, instance_type=slug,
-                in_stock=in_stock, interconnect=gpu_interconnect(gpu.get("interconnect")),
+                in_stock=in_stock, interconnect=interconnect_of(str(gpu.get("interconnect") or "")),
                 cluster_network=cluster_network(gpu.get("interconnect")), document_index=index,
             ))
         return offers

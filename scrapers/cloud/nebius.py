@@ -29,6 +29,7 @@ from fractions import Fraction
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import gpu_raw_name, interconnect_of
 from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money
 
@@ -38,7 +39,6 @@ GPU_HOUR = ", GPU-hour"
 TIERS = {"On-demand": "on_demand", "Preemptible": "spot"}
 _PRICE = re.compile(r"^(from )?\$(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?$")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_VENDORS = ("NVIDIA", "AMD")
 
 
 def unescape_string(text: str, start: int) -> str:
@@ -77,17 +77,6 @@ def table_blocks(text: str, source_id: str) -> list[dict]:
             blocks.append(block)
             start = text.find(marker, start + len(marker))
     return blocks
-
-
-def gpu_raw_name(item: str) -> tuple[str, str | None]:
-    """("NVIDIA HGX H100") -> ("H100 SXM", "sxm"): the vendor dropped, HGX read as its SXM form factor; the
-    interconnect the name states (nvlink for NVL72)."""
-    words = item.split()
-    if words and words[0] in _VENDORS:
-        words = words[1:]
-    if "HGX" in words:
-        return " ".join([word for word in words if word != "HGX"] + ["SXM"]), "sxm"
-    return " ".join(words), "nvlink" if "NVL72" in words else None
 
 
 class Nebius(PricingPage):
@@ -140,7 +129,7 @@ class Nebius(PricingPage):
             item = row[0].strip()
             if not item:
                 raise ParseError(f"{self.id}: table {title!r} has a row without an Item")
-            raw_name, interconnect = gpu_raw_name(item)
+            raw_name = gpu_raw_name(item)
             for position, pricing_type in tiers.items():
                 cell = row[position].strip()
                 if not any(character.isdigit() for character in cell):
@@ -157,6 +146,6 @@ class Nebius(PricingPage):
                     title=f"{item} (from: smallest size)" if match.group(1) else item, raw_gpu_name=raw_name,
                     gpu_id=resolve_gpu_id(raw_name, self.id), gpu_count=Fraction(1), pricing_type=pricing_type,
                     price=price, currency="USD", price_unit="gpu_hour", instance_type=item,
-                    interconnect=interconnect, document_index=index,
+                    interconnect=interconnect_of(raw_name), document_index=index,
                 ))
         return offers

@@ -35,6 +35,7 @@ from scrapers.cloud.aggregators import renting_provider
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import RawDocument
+from scrapers.interconnect import interconnect_of
 from scrapers.json_api import JsonApiSource
 from scrapers.offline import Recording, Served
 from scrapers.parsing import field, list_field, load_json, money
@@ -54,13 +55,6 @@ def gpu_raw_name(gpu_type: str, socket: str | None) -> str:
     """"A100_80GB", "SXM4" -> "A100 80GB SXM4" (the socket says the form factor the type leaves out)."""
     name = gpu_type.replace("_", " ").strip()
     return f"{name} {socket.strip()}" if socket and socket.strip() else name
-
-
-def interconnect(socket: str | None) -> str | None:
-    word = (socket or "").strip().lower()
-    if word.startswith("sxm"):
-        return "sxm"
-    return "pcie" if word in ("pcie", "pci") else None
 
 
 class PrimeIntellect(JsonApiSource):
@@ -140,5 +134,5 @@ class PrimeIntellect(JsonApiSource):
             pricing_type="spot" if spot else "on_demand", price=price,
             currency=str(prices.get("currency") or "USD").upper(), price_unit="instance_hour", region=region,
             instance_type=cloud_id, seller_type=security, in_stock=True if stock in _IN_STOCK else None,
-            document_index=index, via=via, interconnect=interconnect(socket),
+            document_index=index, via=via, interconnect=interconnect_of(socket),
         )]

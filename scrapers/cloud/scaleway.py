@@ -34,6 +34,7 @@ from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import memory_class_gib, resolve_gpu_id
 from scrapers.http import RawDocument
+from scrapers.interconnect import interconnect_of
 from scrapers.json_api import JsonApiSource
 from scrapers.offline import Recording, Served
 from scrapers.parsing import field, money
@@ -70,13 +71,6 @@ def gpu_raw_name(gpu_name: str, memory_bytes: object) -> str:
         return gpu_name
     gigabytes = memory_bytes // _GIB if memory_bytes % _GIB == 0 else memory_class_gib(memory_bytes / 1024**2)
     return f"{gpu_name} {gigabytes}GB"
-
-
-def interconnect_of(gpu_name: str) -> str | None:
-    lowered = gpu_name.lower()
-    if "sxm" in lowered:
-        return "sxm"
-    return "pcie" if "pcie" in lowered else None
 
 
 class Scaleway(JsonApiSource):

@@ -33,6 +33,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import interconnect_of
 from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
@@ -109,5 +110,5 @@ class Sesterce(PricingPage):
             gpu_count=Fraction(1), pricing_type="on_demand", price=price, currency="USD", price_unit="gpu_hour",
             instance_type=model, url=HOMEPAGE_URL, document_index=index,
             in_stock=True if available and int(available.group(1)) > 0 else None,
-            interconnect=kinds[0].lower() if len(kinds) == 1 else None,
+            interconnect=interconnect_of(raw_name),
         )

@@ -36,7 +36,7 @@ every one of them is handled here:
   ("H100-SXM" + 81920 MiB -> "H100-SXM 80GB"); GpuInfo's device name counts as a name (runpod: AcceleratorName
   "H100", GpuInfo "H100 PCIe" -> "H100 PCIe 80GB"). Nothing else is guessed: "H100" with 80 GB and no form factor
   stays unmatched (SXM and PCIe parts differ);
-- interconnect: kept only where a name says it (sxm, pcie, nvlink bridges; see _interconnect); no catalog has a
+- interconnect: kept only where a name says it (sxm, pcie, nvlink bridges; scrapers/interconnect.py); no catalog has a
   column for it, none says InfiniBand;
 - yotta: the file has no newline after its last row, so a cut body cannot be told from a whole one by its end;
   every other catalog must end with a newline (a truncated download fails loudly);
@@ -74,6 +74,7 @@ from scrapers.gpu_names import (
     resolve_gpu_id,
 )
 from scrapers.http import HttpClient, RawDocument
+from scrapers.interconnect import interconnect_of
 from scrapers.offline import Generated
 
 CATALOG_REPO_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master"
@@ -393,7 +394,7 @@ class SkyPilotCatalog(Source):
             url=url,
             document_index=index,
             via=via,
-            interconnect=_interconnect(row),
+            interconnect=interconnect_of(*_row_names(row)),
             seller_type=_seller_type(self.cloud, row["InstanceType"]),
         )
 
@@ -614,21 +615,6 @@ def _stated_gpu_name(row: dict, memory_mib: float | None, device_name: str | Non
 def _seller_type(cloud: str, instance_type: str) -> str | None:
     """Who sells the row, where the instance name says (runpod: secure vs community cloud); None elsewhere."""
     return next((seller for suffix, seller in _SELLER_TYPES.get(cloud, ()) if instance_type.endswith(suffix)), None)
-
-
-def _interconnect(row: dict) -> str | None:
-    """How the row's GPUs are linked, where a name says so: `sxm` (an SXM board: NVLink between the board's GPUs),
-    `pcie_nvlink` (PCIe cards with NVLink bridges, e.g. H100 NVL, Hyperstack's -NVLink machines), `nvlink` (NVLink
-    stated, form factor not), `pcie` (PCIe, no link stated). None: nothing says."""
-    words = {word for name in _row_names(row) for word in _WORDS.findall(name)}
-    sxm = any(re.fullmatch(r"sxm\d?(?:x\d+)?", word) for word in words)
-    pcie = bool(words & {"pcie", "pci"})
-    nvlink = bool(words & {"nvlink", "nvl"})
-    if sxm:
-        return "sxm"
-    if pcie or "nvl" in words:
-        return "pcie_nvlink" if nvlink else "pcie"
-    return "nvlink" if nvlink else None
 
 
 def _gcp_machine_gpus(machine: str) -> tuple[str, Fraction] | None:

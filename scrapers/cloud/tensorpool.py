@@ -34,6 +34,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import interconnect_of
 from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
@@ -109,5 +110,5 @@ class TensorPool(PricingPage):
             source=self.id, channel="cloud", provider=self.provider, offer_id=label, title=f"{label} (on demand)",
             raw_gpu_name=label, gpu_id=resolve_gpu_id(label, self.id), gpu_count=Fraction(1),
             pricing_type="on_demand", price=price, currency="USD", price_unit="gpu_hour", instance_type=label,
-            url=PRICING_URL, document_index=index, interconnect="sxm" if "SXM" in label.upper().split() else None,
+            url=PRICING_URL, document_index=index, interconnect=interconnect_of(label),
         )

@@ -41,6 +41,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import gpu_raw_name, interconnect_of
 from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
@@ -54,7 +55,6 @@ TIER_MONTHS = {"7-30 days": 1, "31-90 days": 3, "91-180 days": 6}
 HEADER = ("Hardware", "ON-Demand", "Reserved", "Pay as you go", *RESERVED_TERMS)
 EM_DASH = "\u2014"
 _PRICE = re.compile(r"^\$(\d+\.\d{2})$")
-_VENDORS = ("NVIDIA", "AMD")
 
 
 def _hidden(node: LexborNode) -> bool:
@@ -65,17 +65,6 @@ def _hidden(node: LexborNode) -> bool:
             return True
         parent = parent.parent
     return False
-
-
-def gpu_raw_name(label: str) -> tuple[str, str | None]:
-    """("NVIDIA HGX H100") -> ("H100 SXM", "sxm"): the vendor dropped, HGX read as its SXM form factor; NVL72 is
-    nvlink; anything else states no interconnect."""
-    words = label.split()
-    if words and words[0] in _VENDORS:
-        words = words[1:]
-    if "HGX" in words:
-        return " ".join([word for word in words if word != "HGX"] + ["SXM"]), "sxm"
-    return " ".join(words), "nvlink" if "NVL72" in words else None
 
 
 class TogetherGpus(PricingPage):
@@ -144,7 +133,7 @@ class TogetherGpus(PricingPage):
         if covered == len(cells) - 2:  # one cell per tier (a spanning "Contact us" prices none)
             prices += [("reserved", TIER_MONTHS.get(tier), tier, self._price(node_text(cell), f"row {label!r} {tier}"))
                        for tier, cell in zip(RESERVED_TERMS, cells[2:], strict=True)]
-        raw_name, interconnect = gpu_raw_name(label)
+        raw_name = gpu_raw_name(label)
         offers = []
         for pricing_type, months, tier, price in prices:
             if price is None:
@@ -157,7 +146,7 @@ class TogetherGpus(PricingPage):
                 title=f"{label} (GPU Clusters, {tier})", raw_gpu_name=raw_name,
                 gpu_id=resolve_gpu_id(raw_name, self.provider), gpu_count=Fraction(1), pricing_type=pricing_type,
                 term_months=months, price=price, currency="USD", price_unit="gpu_hour", instance_type=label,
-                url=PRICING_URL, interconnect=interconnect, document_index=index,
+                url=PRICING_URL, interconnect=interconnect_of(raw_name), document_index=index,
             ))
         return offers
 

@@ -33,6 +33,7 @@ from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import RawDocument
+from scrapers.interconnect import interconnect_of
 from scrapers.json_api import JsonApiSource
 from scrapers.offline import Recording, Served
 from scrapers.parsing import as_list, field, list_field, money
@@ -46,16 +47,6 @@ NETWORKS = (
     ("infiniband", "gpu_price_infiniband", "gpu_count_infiniband"),
 )
 _KNOWN_PRICE_FIELDS = frozenset(price_field for _, price_field, _ in NETWORKS)
-
-
-def interconnect_of(gpu_model: str) -> str | None:
-    """"h100-sxm5-80gb" -> "sxm"; "...-pcie-..." -> "pcie"; else not said."""
-    lowered = gpu_model.lower()
-    if "sxm" in lowered:
-        return "sxm"
-    if "pcie" in lowered:
-        return "pcie"
-    return None
 
 
 def _count(value: object, what: str, source_id: str) -> int:

@@ -121,3 +121,13 @@ def test_spot_restarts_grow_with_nodes_and_checkpoint_interval():
     none = training_row(cost_usd_spot_cheapest=None)
     add_spot_restarts(none, checkpoint_hours=1.0)
     assert none["cost_usd_spot_low"] is None
+
+
+def test_an_infeasible_plan_has_no_all_in_cost_and_no_spot_range():
+    """An infeasible training plan has no cluster that holds it and no run length: its all-in cost and its spot
+    range are unknown (the CLI's --data-tb on such a row was a TypeError)."""
+    row = training_row(wall_clock_days=None, cluster_gpus=None, cost_usd_cheapest=None, cost_usd_spot_cheapest=None)
+    add_all_in(row, request(), RenterOptions(data_tb=5, egress_tb=1), COSTS)
+    assert row["all_in_usd_low"] is None and row["all_in_usd_high"] is None and row["storage_usd_low"] is None
+    add_spot_restarts(row, checkpoint_hours=1.0)
+    assert row["cost_usd_spot_low"] is None and row["spot_restarts_low"] is None

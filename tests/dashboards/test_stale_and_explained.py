@@ -177,13 +177,18 @@ def test_a_stale_price_is_greyed_with_its_date_and_no_stale_verdict_is_a_green_b
     for path in [site_now / "index.html", *sorted((site_now / "gpu").glob("*.html"))]:
         html = path.read_text()
         assert 'class="badge deal">buy now' not in html and "buy signal today" not in html, path.name
-    # against CLOCK the replay's own prices are current: the overview's rankings are not greyed
+    # against CLOCK the replay's own prices are current: the overview's rental rankings are not greyed; a purchase
+    # ranking's row dated over the limit (a 2025 Amazon price, a launch price) is, and only such a row
     page, _ = open_page(browser, site_clock / "index.html")
     ranked = page.evaluate("""Array.from(document.querySelectorAll('table')).filter(t =>
         t.innerText.includes('TFLOPS')).flatMap(t => Array.from(t.querySelectorAll('tr')).slice(1))
-        .map(tr => tr.classList.contains('stale'))""")
+        .map(tr => ({stale: tr.classList.contains('stale'), text: tr.innerText}))""")
     page.close()
-    assert ranked and not any(ranked)
+    assert ranked and any(not row["stale"] for row in ranked)
+    for row in ranked:
+        dated = re.search(r"(\d{4}-\d{2}-\d{2})", row["text"])
+        too_old = dated is not None and (CLOCK.date() - date.fromisoformat(dated.group(1))).days > 14
+        assert row["stale"] == too_old, row
 
 
 def test_every_headline_of_the_overview_links_to_an_explanation_that_recomputes(browser, sites):

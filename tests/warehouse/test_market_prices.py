@@ -184,9 +184,15 @@ def test_a_provider_wide_twenty_percent_cut_is_not_suspect(market):
 def test_a_gpu_only_one_provider_offers_is_priced_and_marked(market):
     assert [r["credible_min_price_usd"] for r in market["gaudi"]] == [Decimal("3.10")] * 2
     assert all(r["is_single_provider"] and r["credible_min_provider"] == "solo" for r in market["gaudi"])
-    rows = estimate(EstimateRequest(model=model_for("llama-3.1-70b"), gpu="gaudi3-128gb"))
-    assert rows[0]["on_demand_provider_count"] == 1 and rows[0]["cost_usd_cheapest"] is not None
-    assert "(1 provider)" in format_rows(rows, inference=False)
+    # training: the planted provider sells single Gaudi 3 cards with no cluster network, so no run is ranked on them
+    training = estimate(EstimateRequest(model=model_for("llama-3.1-70b"), gpu="gaudi3-128gb"))
+    assert not training[0]["is_feasible"] and training[0]["cost_usd_cheapest"] is None
+    assert "cluster network" in training[0]["infeasible_reason"]
+    # serving an 8B model on one 128 GB card is feasible, and priced at the one provider's price, marked as such
+    rows = estimate(EstimateRequest(model=model_for("llama-3.1-8b"), gpu="gaudi3-128gb", inference=True))
+    assert rows[0]["is_feasible"], rows[0]["infeasible_reason"]
+    assert rows[0]["on_demand_provider_count"] == 1 and rows[0]["usd_per_million_output_tokens_cheapest"] is not None
+    assert "(1 provider)" in format_rows(rows, inference=True)
 
 
 def test_an_alert_watches_credible_prices_unless_it_opts_in_to_suspect_ones(market):

@@ -30,6 +30,7 @@ from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import RawDocument
+from scrapers.interconnect import interconnect_of
 from scrapers.json_api import JsonApiSource
 from scrapers.offline import Recording, Served
 from scrapers.parsing import as_list, field, list_field, load_json, money
@@ -38,18 +39,6 @@ API_BASE = "https://infrahub-api.nexgencloud.com/v1"
 PRICEBOOK_URL = f"{API_BASE}/pricebook"
 FLAVORS_URL = f"{API_BASE}/core/flavors"
 SPOT_SUFFIX = "-spot"
-
-
-def interconnect_of(name: str) -> str | None:
-    """What a Hyperstack GPU name says about how its GPUs are linked."""
-    lowered = name.lower()
-    if "sxm" in lowered:
-        return "sxm"
-    if "nvlink" in lowered:
-        return "pcie_nvlink"
-    if "pcie" in lowered:
-        return "pcie"
-    return None
 
 
 class Hyperstack(JsonApiSource):

@@ -37,6 +37,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from scrapers.base import Expectations, Offer, PricingPage
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import interconnect_of
 from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money, node_text
 
@@ -52,16 +53,6 @@ NO_PRICE = {"contact us", "coming soon", "-", "\u2013", "\u2014"}
 _PRICE = re.compile(r"^\$(\d+\.\d{2})$")
 _NUMBER = re.compile(r"^\d+$")
 _VENDORS = ("NVIDIA", "AMD")
-
-
-def interconnect_of(label: str) -> str | None:
-    """What the page's GPU label says about how the GPUs are linked (None: nothing said)."""
-    words = label.upper().split()
-    if "SXM" in words:
-        return "sxm"
-    if "PCIE" in words:
-        return "pcie_nvlink" if "NVLINK" in words else "pcie"
-    return "nvlink" if "NVLINK" in words else None
 
 
 class HyperstackPage(PricingPage):

@@ -25,6 +25,7 @@ from fractions import Fraction
 from scrapers.base import Expectations, Offer
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import interconnect_of
 from scrapers.http import RawDocument
 from scrapers.json_api import JsonApiSource
 from scrapers.offline import Recording, Served
@@ -47,15 +48,6 @@ def read_description(description: str) -> tuple[int, str, bool, str | None] | No
     model = match.group("model").strip()
     name = f"{model} {match.group('memory')}GB" if match.group("memory") else model
     return int(match.group("count")), name, bool(match.group("nvlink")), match.group("tag")
-
-
-def interconnect(name: str, nvlink: bool) -> str | None:
-    words = set(_WORDS.findall(name.lower()))
-    if any(re.fullmatch(r"sxm\d?", word) for word in words):
-        return "sxm"
-    if "nvl" in words or "pcie" in words:
-        return "pcie_nvlink" if (nvlink or "nvl" in words) else "pcie"
-    return "nvlink" if nvlink else None
 
 
 class MassedCompute(JsonApiSource):
@@ -93,10 +85,11 @@ class MassedCompute(JsonApiSource):
         where = f"gpu_inventory[{key!r}]"
         instance = field(entry, "instance_type", self.id, where)
         name = str(field(instance, "name", self.id, where))
-        read = read_description(str(field(instance, "description", self.id, where)))
+        description = str(field(instance, "description", self.id, where))
+        read = read_description(description)
         if read is None:
             return []  # a CPU-only instance type
-        count, raw_name, nvlink, tag = read
+        count, raw_name, _, tag = read
         if count <= 0:
             return []
         cents = money(instance.get("price_cents_per_hour"), f"{where} price_cents_per_hour", self.id)
@@ -106,14 +99,14 @@ class MassedCompute(JsonApiSource):
         region_names = [str(field(region, "name", self.id, where)) for region in regions]
         spot = (tag or "").strip().lower() == "spot"
         gpu_id = resolve_gpu_id(raw_name, self.id)
-        link = interconnect(raw_name, nvlink)
         return [
             Offer(
                 source=self.id, channel="cloud", provider=self.provider, offer_id=f"{name}|{region or 'no-region'}",
-                title=instance.get("description") or name, raw_gpu_name=raw_name, gpu_id=gpu_id,
+                title=description or name, raw_gpu_name=raw_name, gpu_id=gpu_id,
                 gpu_count=Fraction(count), pricing_type="spot" if spot else "on_demand",
                 price=cents / Decimal(100), currency="USD", price_unit="instance_hour", region=region,
-                instance_type=name, in_stock=region is not None, document_index=index, interconnect=link,
+                instance_type=name, in_stock=region is not None, document_index=index,
+                interconnect=interconnect_of(description),
             )
             for region in (region_names or [None])
         ]

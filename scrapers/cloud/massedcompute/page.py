@@ -31,9 +31,10 @@ from decimal import Decimal
 from fractions import Fraction
 
 from scrapers.base import Expectations, Offer, PricingPage
-from scrapers.cloud.massedcompute.api import interconnect, read_description
+from scrapers.cloud.massedcompute.api import read_description
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
+from scrapers.interconnect import interconnect_of
 from scrapers.offline import gpu_index_page_copy
 from scrapers.parsing import money
 
@@ -178,7 +179,7 @@ class MassedComputePage(PricingPage):
         read = read_description(f"{count}x {label}")
         if read is None or count < 1:
             raise ParseError(f"{self.id}: row {label!r} x{count} does not name a GPU model")
-        _, raw_name, nvlink, tag = read
+        _, raw_name, _, tag = read
         price: Decimal | None = money(printed, f"{label} x{count} price", self.id)
         if price is None or price <= 0:
             raise ParseError(f"{self.id}: row {label!r} x{count}: price {printed!r} is not positive")
@@ -189,5 +190,5 @@ class MassedComputePage(PricingPage):
             title=f"{count}x {label}", raw_gpu_name=raw_name, gpu_id=resolve_gpu_id(raw_name, self.provider),
             gpu_count=Fraction(count), pricing_type=pricing_type, price=price, currency="USD",
             price_unit="instance_hour", instance_type=instance_type, url=PRICING_URL, document_index=index,
-            interconnect=interconnect(raw_name, nvlink),
+            interconnect=interconnect_of(label),
         )

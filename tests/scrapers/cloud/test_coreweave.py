@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from conftest import RECORDINGS, document, raw_document
 
-from scrapers.cloud.coreweave import CoreWeave, gpu_raw_name
+from scrapers.cloud.coreweave import CoreWeave
 from scrapers.errors import ParseError
 from warehouse.normalize import price_per_unit
 
@@ -86,8 +86,6 @@ def test_form_factor_never_guessed():
     offers = CoreWeave().parse([document(PAGE)])
     a100 = one(offers, "nvidia-a100", "north-america", "on_demand")
     assert (a100.raw_gpu_name, a100.gpu_id, a100.interconnect) == ("A100 80GB", "a100-80gb-unstated", None)
-    assert gpu_raw_name("NVIDIA HGX H100", 80) == ("H100 SXM 80GB", "sxm")
-    assert gpu_raw_name("NVIDIA L40S", 48) == ("L40S 48GB", None)
 
 
 @pytest.mark.parametrize("change", [

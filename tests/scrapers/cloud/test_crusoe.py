@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from conftest import RECORDINGS, document, raw_document
 
-from scrapers.cloud.crusoe import Crusoe, gpu_raw_name
+from scrapers.cloud.crusoe import Crusoe
 from scrapers.errors import ParseError
 from warehouse.normalize import price_per_unit
 
@@ -59,13 +59,6 @@ def test_a_spot_price_in_the_second_column_is_a_spot_offer():
     text = text[:start] + '<div class="pricing-rich w-richtext"><p>$2.10/GPU-hr</p></div>' + text[end:]
     spot = [o for o in parse_text(text) if o.pricing_type == "spot"]
     assert [(o.offer_id, o.price) for o in spot] == [("NVIDIA H200 141GB HGX", Decimal("2.10"))]
-
-
-def test_raw_names_read_hgx_as_sxm_and_keep_the_form_factor_tag():
-    assert gpu_raw_name("NVIDIA H100", "80GB", "HGX") == ("H100 SXM 80GB", "sxm")
-    assert gpu_raw_name("NVIDIA A100", "80GB", "PCIe") == ("A100 PCIe 80GB", "pcie")
-    assert gpu_raw_name("NVIDIA GB200", "186GB", "NVL72") == ("GB200 NVL72 186GB", "nvlink")
-    assert gpu_raw_name("AMD MI300X", "192GB", "") == ("MI300X 192GB", None)
 
 
 @pytest.mark.parametrize("change", [

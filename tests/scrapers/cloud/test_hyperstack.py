@@ -14,7 +14,6 @@ from scrapers.cloud.hyperstack.api import (
     FLAVORS_URL,
     PRICEBOOK_URL,
     Hyperstack,
-    interconnect_of,
 )
 from scrapers.errors import MissingCredentials, ParseError
 from warehouse.normalize import price_per_unit
@@ -84,13 +83,6 @@ def test_discounted_entry_reads_the_list_price():
     payload[0].update(value=0.50, discount_applied=True)
     (offer,) = Hyperstack().parse([as_document(payload)])
     assert offer.price == Decimal("0.58")
-
-
-def test_interconnect_from_the_name():
-    assert interconnect_of("H100-80G-PCIe-NVLink") == "pcie_nvlink"
-    assert interconnect_of("H100-80G-PCIe") == "pcie"
-    assert interconnect_of("A100-80G-SXM4") == "sxm"
-    assert interconnect_of("RTX-A4000") is None
 
 
 @pytest.mark.parametrize("change", ["enveloped", "no_name", "price_text", "no_price", "flavors_only"])

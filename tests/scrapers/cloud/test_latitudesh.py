@@ -14,7 +14,7 @@ import pytest
 from conftest import FIXTURES, document, raw_document
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.cloud.latitudesh import LatitudeSh, gpu_interconnect, gpu_raw_name
+from scrapers.cloud.latitudesh import LatitudeSh, gpu_raw_name
 from scrapers.errors import MissingCredentials, ParseError
 from warehouse.normalize import price_per_unit
 
@@ -69,12 +69,10 @@ def test_unpriced_region_is_skipped_and_brl_is_not_loaded():
     assert {o.interconnect for o in offers} == {None}
 
 
-def test_names_and_interconnects():
+def test_raw_names():
     assert gpu_raw_name("NVIDIA RTX PRO 6000", 96) == "RTX PRO 6000 96GB"
     assert gpu_raw_name("NVIDIA H100 80GB", 80) == "H100 80GB"
     assert gpu_raw_name("L40S", None) == "L40S"
-    assert gpu_interconnect("800Gbps Dual Plane RoCE") is None  # a network, not the GPU link
-    assert gpu_interconnect("PCIe") == "pcie"
 
 
 @pytest.mark.parametrize("change", ["no_data", "no_specs", "count_text", "price_text", "gpu_list", "pricing_list"])

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from conftest import RECORDINGS, document, raw_document
 
-from scrapers.cloud.nebius import Nebius, gpu_raw_name, unescape_string
+from scrapers.cloud.nebius import Nebius, unescape_string
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from warehouse.normalize import price_per_unit
@@ -77,9 +77,6 @@ def test_the_same_tables_in_plain_json_parse_alike():
 
 def test_unescape_stops_at_the_end_of_the_enclosing_string():
     assert unescape_string('{\\"a\\":\\"x\\\\y \\u00e9\\"}", next', 0) == '{"a":"x\\y é"}'
-    assert gpu_raw_name("NVIDIA HGX B200") == ("B200 SXM", "sxm")
-    assert gpu_raw_name("NVIDIA GB200 NVL72") == ("GB200 NVL72", "nvlink")
-    assert gpu_raw_name("NVIDIA L40S with AMD CPU") == ("L40S with AMD CPU", None)
 
 
 @pytest.mark.parametrize("change", [

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from conftest import RECORDINGS, document, raw_document
 
-from scrapers.cloud.together_gpus import PRICING_URL, TogetherGpus, gpu_raw_name
+from scrapers.cloud.together_gpus import PRICING_URL, TogetherGpus
 from scrapers.errors import ParseError
 from warehouse.normalize import price_per_unit
 
@@ -61,7 +61,6 @@ def test_gpu_ids_hgx_read_as_sxm_and_h100_memory_never_guessed(offers):
     assert by_label["NVIDIA HGX H200"].gpu_id == "h200-sxm-141gb"
     h100 = by_label["NVIDIA HGX H100"]
     assert (h100.raw_gpu_name, h100.gpu_id, h100.interconnect) == ("H100 SXM", "h100-unstated", "sxm")  # memory unsaid
-    assert gpu_raw_name("NVIDIA GB200 NVL72") == ("GB200 NVL72", "nvlink")
 
 
 def test_lookalike_tables_never_loaded(offers):

@@ -14,7 +14,6 @@ from scrapers.cloud.voltagepark import (
     LOCATIONS_URL,
     PRESETS_URL,
     VoltagePark,
-    interconnect_of,
 )
 from scrapers.errors import ParseError
 from warehouse.normalize import price_per_unit
@@ -114,12 +113,6 @@ def test_price_as_a_json_number_reads_exactly():
     payload["results"][0]["gpu_price_ethernet"] = 1.99
     offers = VoltagePark().parse([as_document(payload)])
     assert Decimal("1.99") in {o.price for o in offers}
-
-
-def test_interconnect_of_names():
-    assert interconnect_of("h100-sxm5-80gb") == "sxm"
-    assert interconnect_of("a100-pcie-40gb") == "pcie"
-    assert interconnect_of("l40s-48gb") is None
 
 
 class _RecordingClient:
