@@ -2,9 +2,11 @@
 stage reads every price series once), so the pages read them instead of backtesting every series at every site
 build.
 
-marts.buy_verdicts: per GPU x market series, today's verdict (its last day): buy now or wait, with the series' own
-backtested savings (analytics/price_history.verdicts). marts.buy_signal_backtest: the buy signal and its baselines
-backtested on every long-enough series (analytics/price_history.backtest_report, what `gpuprices backtest` prints).
+marts.buy_verdicts: per series, its verdict on its last day: buy now or wait, with the series' own backtested savings
+(analytics/price_history.verdicts). marts.buy_signal_backtest: the buy signal and its baselines backtested on every
+long-enough series (analytics/price_history.backtest_report, what `gpuprices backtest` prints). A series is one
+provider's own prices or the cheapest over one constant panel of providers (price_history.panel_series, issue 40):
+never a line that joins panels, so a GPU and market has several (series_key).
 """
 
 from __future__ import annotations
@@ -20,9 +22,14 @@ from analytics import price_history
 VERDICTS_TABLE = "meta.buy_verdicts"
 BACKTEST_TABLE = "meta.buy_signal_backtest"
 VERDICTS_DDL = f"""CREATE TABLE IF NOT EXISTS {VERDICTS_TABLE} (
-    gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, price_per VARCHAR NOT NULL, as_of DATE NOT NULL,
+    gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, series_key VARCHAR NOT NULL, series_kind VARCHAR NOT NULL,
+    series_label VARCHAR NOT NULL, provider VARCHAR, panel_id VARCHAR, panel_providers VARCHAR[],
+    panel_start DATE NOT NULL, price_per VARCHAR NOT NULL, as_of DATE NOT NULL,
     price_usd DECIMAL(18, 6) NOT NULL, buy_now BOOLEAN NOT NULL, days_of_history INTEGER NOT NULL,
-    backtest JSON, is_synthetic BOOLEAN NOT NULL, sources VARCHAR[] NOT NULL, PRIMARY KEY (gpu_id, market))"""
+    backtest JSON, is_synthetic BOOLEAN NOT NULL, sources VARCHAR[] NOT NULL, PRIMARY KEY (gpu_id, market, series_key))"""
+VERDICT_COLUMNS = ("gpu_id", "market", "series_key", "series_kind", "series_label", "provider", "panel_id",
+                   "panel_providers", "panel_start", "price_per", "as_of", "price_usd", "buy_now", "days_of_history",
+                   "is_synthetic", "sources")
 BACKTEST_DDL = f"""CREATE TABLE IF NOT EXISTS {BACKTEST_TABLE} (
     window_days INTEGER NOT NULL PRIMARY KEY, report JSON NOT NULL, is_synthetic BOOLEAN NOT NULL)"""
 
@@ -31,6 +38,11 @@ def create_tables(connection) -> None:
     """The tables the views marts.buy_verdicts / marts.buy_signal_backtest read: they exist (empty) before the first
     dbt build."""
     connection.execute("CREATE SCHEMA IF NOT EXISTS meta")
+    columns = {name for (name,) in connection.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'meta' AND table_name = 'buy_verdicts'"
+    ).fetchall()}
+    if columns and "series_key" not in columns:  # one verdict per GPU and market before issue 40: rewritten whole anyway
+        connection.execute(f"DROP TABLE {VERDICTS_TABLE}")
     connection.execute(VERDICTS_DDL)
     connection.execute(BACKTEST_DDL)
 
@@ -46,17 +58,20 @@ def _json(value) -> str:
     return json.dumps(value, default=plain, allow_nan=False)
 
 
-def write_marts(connection, found_series: list, window: int = 30) -> int:
-    """Both tables rewritten whole from every series of the warehouse as it is now (a series gone is gone).
-    Returns the verdicts written."""
+def write_marts(connection, found_series: list | None = None, window: int = 30) -> int:
+    """Both tables rewritten whole from every series of the warehouse as it is now (a series gone is gone; by default
+    price_history.panel_series: one provider's or one constant panel's). Returns the verdicts written."""
     create_tables(connection)
+    if found_series is None:
+        found_series = price_history.panel_series(connection)
     verdicts = price_history.verdicts(None, window, found_series=found_series)
     report = price_history.backtest_report(None, window, found_series=found_series)
     rows = pl.DataFrame(  # noqa: F841 (read by the SQL below)
-        [{**{key: verdict[key] for key in ("gpu_id", "market", "price_per", "as_of", "price_usd", "buy_now",
-                                           "days_of_history", "is_synthetic", "sources")},
+        [{**{key: verdict[key] for key in VERDICT_COLUMNS},
           "backtest": None if verdict["backtest"] is None else _json(verdict["backtest"])} for verdict in verdicts],
-        schema={"gpu_id": pl.String, "market": pl.String, "price_per": pl.String, "as_of": pl.Date,
+        schema={"gpu_id": pl.String, "market": pl.String, "series_key": pl.String, "series_kind": pl.String,
+                "series_label": pl.String, "provider": pl.String, "panel_id": pl.String,
+                "panel_providers": pl.List(pl.String), "panel_start": pl.Date, "price_per": pl.String, "as_of": pl.Date,
                 "price_usd": pl.Decimal(18, 6), "buy_now": pl.Boolean, "days_of_history": pl.Int32,
                 "is_synthetic": pl.Boolean, "sources": pl.List(pl.String), "backtest": pl.String}).to_arrow()
     connection.execute(f"DELETE FROM {VERDICTS_TABLE}")
@@ -69,9 +84,8 @@ def write_marts(connection, found_series: list, window: int = 30) -> int:
 
 def read_verdicts(connection) -> list[dict]:
     """marts.buy_verdicts as price_history.verdicts gives them (the backtest's figures as numbers)."""
-    cursor = connection.execute("""SELECT gpu_id, market, price_per, as_of, price_usd, buy_now, days_of_history,
-                                          backtest, is_synthetic, sources
-                                   FROM marts.buy_verdicts ORDER BY gpu_id, market""")
+    cursor = connection.execute(f"""SELECT {', '.join(VERDICT_COLUMNS)}, backtest
+                                    FROM marts.buy_verdicts ORDER BY gpu_id, market, series_kind, series_key""")
     names = [column[0] for column in cursor.description]
     found = []
     for row in cursor.fetchall():

@@ -7,10 +7,19 @@ GPU-hour with the host VM included) in USD, from marts.gpu_prices_daily (the mar
 offer is a carried-forward snapshot left out, they are no observation); with `source`, that source's own, from
 marts.gpu_prices_by_source_daily. The days between observations carry the last price (buy_signal.daily_series);
 `observed` says which days were observed (the outlook splits a series at long gaps: outlook.segments).
+
+A series the buy signal is scored on never joins panels (issue 40; `panel_series`): the market's cheapest joins the
+prices of whichever providers were priced each day, so where the providers change (GCP's list price alone in 2024-25,
+twenty replayed providers in 2026) it moves with no price having moved. `panel_series` gives each provider's own
+series (marts.gpu_provider_prices_daily) and each constant-panel segment of the market's cheapest with two providers
+or more (marts.gpu_price_panels; a one-provider segment is that provider's series), each cut again at a splice
+(outlook.segment_bounds: a long gap whose sources differ on either side). The backtest, the verdicts and the pages'
+verdicts read these; `series` (the market's cheapest whole) stays for the outlook.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -31,6 +40,39 @@ SERIES_SQL = """
     FROM marts.gpu_prices_daily
     WHERE offer_count > carried_forward_offer_count
       AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR market = $market)"""
+# Each provider's own series: one constant panel (itself)
+PROVIDER_SERIES_SQL = """
+    SELECT gpu_id, market, 'provider' AS series_kind, provider, NULL::DATE AS panel_start, NULL AS panel_id,
+           provider AS panel_providers, price_date, min(price_usd) AS price_usd, bool_or(is_synthetic) AS is_synthetic,
+           string_agg(DISTINCT source, ',' ORDER BY source) AS sources
+    FROM marts.gpu_provider_prices_daily
+    WHERE NOT is_carried_forward AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR market = $market)
+    GROUP BY ALL"""
+# One source's prices, each provider apart (a catalog source lists many providers)
+SOURCE_PROVIDER_SERIES_SQL = """
+    SELECT gpu_id, market, 'provider' AS series_kind, provider, NULL::DATE AS panel_start, NULL AS panel_id,
+           provider AS panel_providers, price_date, min(min_price_usd) AS price_usd,
+           bool_or(is_synthetic) AS is_synthetic, string_agg(DISTINCT source, ',' ORDER BY source) AS sources
+    FROM marts.gpu_prices_by_source_daily
+    WHERE NOT is_carried_forward AND (price_per = 'card' OR includes_host_vm) AND market IS NOT NULL
+      AND source = $source AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR market = $market)
+    GROUP BY ALL"""
+# The market's cheapest, one constant-panel segment at a time, where the panel has two providers or more
+PANEL_SERIES_SQL = """
+    SELECT daily.gpu_id, daily.market, 'panel' AS series_kind, NULL AS provider, panels.panel_start,
+           panels.panel_id, panels.panel_providers, daily.price_date, daily.min_price_usd AS price_usd,
+           daily.is_synthetic, daily.sources
+    FROM marts.gpu_prices_daily AS daily
+    JOIN marts.gpu_price_panels AS panels
+      ON panels.gpu_id = daily.gpu_id AND panels.channel = daily.channel AND panels.market = daily.market
+     AND panels.price_per = daily.price_per AND daily.price_date BETWEEN panels.panel_start AND panels.panel_end
+    WHERE daily.offer_count > daily.carried_forward_offer_count AND panels.provider_count >= 2
+      AND ($gpu IS NULL OR daily.gpu_id = $gpu) AND ($market IS NULL OR daily.market = $market)"""
+PANEL_SERIES_LISTS_SQL = """
+    SELECT gpu_id, market, series_kind, provider, panel_start, any_value(panel_id), any_value(panel_providers),
+           list(price_date ORDER BY price_date), list(price_usd::VARCHAR ORDER BY price_date), bool_or(is_synthetic),
+           string_agg(sources, ','), list(sources ORDER BY price_date)
+    FROM ({rows}) GROUP BY ALL ORDER BY gpu_id, market, series_kind, provider, panel_start"""
 # One row per series: its days and prices as lists (prices as text, read back exactly as Decimal): ~100k daily rows
 # at three years come back in a few dozen rows, fast enough for every dashboard build.
 SERIES_LISTS_SQL = """
@@ -54,10 +96,37 @@ class PriceSeries:
     # parallel to days: the sources of the day's observation (comma-separated), None on a carried day; None: unknown
     # (a series made by hand). A long gap between two observations of other sources is a splice (outlook.segments).
     observed_sources: list[str | None] | None = None
+<<<<<<< HEAD
     provider: str | None = None  # a provider's own series (provider_series); None: the market's cheapest
     # parallel to days: the other providers' median price that day (None: none, or a carried day); None: not known
     panel_medians: list[float | None] | None = None
     context: dict | None = None  # the GPU's launch and its successor's (outlook_features.gpu_context)
+=======
+    # which series of the market (issue 40): "market" (its cheapest whole, every panel: `series`), "provider" (one
+    # provider's own prices) or "panel" (the cheapest over one constant panel of two providers or more)
+    kind: str = "market"
+    provider: str | None = None
+    panel_id: str | None = None
+    panel_providers: list[str] | None = None
+
+    @property
+    def series_key(self) -> str:
+        """What the series is, unique within its GPU and market: "cheapest", "provider gcp from 2022-02-09",
+        "panel from 2026-04-02" (a provider's or a panel's series from its first day)."""
+        if self.kind == "market":
+            return "cheapest"
+        start = self.days[0].isoformat() if self.days else "-"
+        return f"provider {self.provider} from {start}" if self.kind == "provider" else f"panel from {start}"
+
+    @property
+    def label(self) -> str:
+        """In words, for a page: "gcp's own price" or "cheapest of 19 providers"."""
+        if self.kind == "provider":
+            return f"{self.provider}'s own price"
+        if self.kind == "panel":
+            return f"cheapest of {len(self.panel_providers or [])} providers"
+        return "cheapest"
+>>>>>>> series
 
     @property
     def price_per(self) -> str:
@@ -140,20 +209,56 @@ def series(connection: duckdb.DuckDBPyConnection, source: str | None = None, gpu
     return found
 
 
+def panel_series(connection: duckdb.DuckDBPyConnection, source: str | None = None, gpu_id: str | None = None,
+                 market: str | None = None) -> list[PriceSeries]:
+    """The series the buy signal is scored on, none joining panels (module docstring): each provider's own series,
+    and each constant-panel segment of a market's cheapest with two providers or more; with `source`, that source's
+    prices per provider. Each is cut at a splice (outlook.segment_bounds), the parts series of their own."""
+    parameters = {"gpu": gpu_id, "market": market}
+    if source is not None:
+        queries = [(SOURCE_PROVIDER_SERIES_SQL, {**parameters, "source": source})]
+    else:
+        queries = [(PROVIDER_SERIES_SQL, parameters), (PANEL_SERIES_SQL, parameters)]
+    found = []
+    for sql, values in queries:
+        rows = connection.execute(PANEL_SERIES_LISTS_SQL.format(rows=sql), values).fetchall()
+        for (gpu, market_name, kind, provider, _start, panel_id, providers, days, prices, synthetic, sources,
+             day_sources) in rows:
+            whole = PriceSeries.from_observations(
+                gpu, market_name, source, zip(days, (Decimal(price) for price in prices), strict=True),
+                bool(synthetic), sorted(set((sources or "").split(",")) - {""}), [value or "" for value in day_sources])
+            whole = dataclasses.replace(whole, kind=kind, provider=provider, panel_id=panel_id,
+                                        panel_providers=sorted(set((providers or "").split(",")) - {""}))
+            for part in outlook.segments(whole):
+                sources_seen = {name for value in part.observed_sources or [] if value for name in value.split(",")}
+                found.append(dataclasses.replace(part, sources=sorted(sources_seen) or whole.sources))
+    return sorted(found, key=lambda one: (one.gpu_id, one.market, one.kind, one.provider or "", one.days[0]))
+
+
+def series_fields(found: PriceSeries) -> dict:
+    """What names a series in the backtest's and the verdicts' rows."""
+    return {"series_key": found.series_key, "series_kind": found.kind, "series_label": found.label,
+            "provider": found.provider, "panel_id": found.panel_id, "panel_providers": found.panel_providers,
+            "panel_start": found.days[0] if found.days else None}
+
+
 def backtest_report(connection: duckdb.DuckDBPyConnection | None, window: int = 30, source: str | None = None,
                     found_series: list[PriceSeries] | None = None) -> dict:
     """Every series long enough to backtest (36 days of history plus a full window), the project's signal and the
-    baselines side by side: {"series": [...], "overall": {"signal": {...}, "baselines": {...}}, "skipped": [...]}."""
+    baselines side by side: {"series": [...], "overall": {"signal": {...}, "baselines": {...}}, "skipped": [...]}.
+    By default the series of `panel_series`: one provider's, or one constant panel's, never a join of panels."""
     results, skipped = [], []
-    for found in found_series if found_series is not None else series(connection, source):
+    for found in found_series if found_series is not None else panel_series(connection, source):
         if len(found.prices) < buy_signal.FIRST_DECISION_INDEX + window + 1:
-            skipped.append({"gpu_id": found.gpu_id, "market": found.market, "days": len(found.prices)})
+            skipped.append({"gpu_id": found.gpu_id, "market": found.market, "series_key": found.series_key,
+                            "days": len(found.prices)})
             continue
         by_rule = {name: buy_signal.backtest(found.prices, rule(found.prices), window)
                    for name, rule in buy_signal.RULES.items()}
         if window in outlook_horizons():  # the outlook rule beside the others (issue 26); not the decision rule
             by_rule[buy_signal.OUTLOOK_RULE] = buy_signal.backtest(found.prices, outlook_fires(found, window), window)
-        results.append({"gpu_id": found.gpu_id, "market": found.market, "source": source or ",".join(found.sources),
+        results.append({"gpu_id": found.gpu_id, "market": found.market, **series_fields(found),
+                        "source": source or ",".join(found.sources),
                         "first_day": found.days[0], "last_day": found.days[-1], "is_synthetic": found.is_synthetic,
                         **{name: result.as_dict() for name, result in by_rule.items()}})
     overall = {name: buy_signal.overall([row[name] for row in results]) for name in buy_signal.RULES}
@@ -191,15 +296,17 @@ def outlook_fires(found: PriceSeries, window: int) -> list[bool]:
 
 def verdicts(connection: duckdb.DuckDBPyConnection | None, window: int = 30,
              found_series: list[PriceSeries] | None = None) -> list[dict]:
-    """Today's verdict per series (its last day): buy now or wait, with the series' own backtested savings."""
+    """Today's verdict per series (its last day): buy now or wait, with the series' own backtested savings. By
+    default per series of `panel_series` (one provider's, or one constant panel's)."""
     found_verdicts = []
-    for found in found_series if found_series is not None else series(connection):
+    for found in found_series if found_series is not None else panel_series(connection):
         fires = buy_signal.RULES[buy_signal.DECISION_RULE](found.prices)
         backtested = None
         if len(found.prices) >= buy_signal.FIRST_DECISION_INDEX + window + 1:
             backtested = buy_signal.backtest(found.prices, fires, window).as_dict()
         found_verdicts.append({
-            "gpu_id": found.gpu_id, "market": found.market, "price_per": found.price_per, "as_of": found.days[-1],
+            "gpu_id": found.gpu_id, "market": found.market, **series_fields(found), "price_per": found.price_per,
+            "first_day": found.days[0], "as_of": found.days[-1],
             "price_usd": found.prices[-1], "buy_now": bool(fires[-1]), "days_of_history": len(found.prices),
             "backtest": backtested, "is_synthetic": found.is_synthetic, "sources": found.sources,
         })

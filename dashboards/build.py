@@ -381,7 +381,7 @@ def render(data: DashboardData, target: Path, now: datetime | None = None) -> li
              page_age=age_of(gpu_latest, now),
              any_deal=any(v["buy_now"] and v["as_of"] == data.latest_date and not age_of(v["as_of"], now).is_stale
                           for v in gpu.verdicts),
-             series_charts=price_charts(gpu.prices), index_chart=index_chart(gpu.price_index), gap_days=GAP_DAYS,
+             series_charts=price_charts(gpu.prices, gpu.provider_prices), index_chart=index_chart(gpu.price_index), gap_days=GAP_DAYS,
              provider_move_days=PROVIDER_MOVE_DAYS, outlook_charts=outlook_charts(gpu),
              offers_date=offers_date)
     assumed = {a["name"]: a["value"] for a in data.assumptions}

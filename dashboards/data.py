@@ -28,6 +28,9 @@ from warehouse.status import SUSPECT_PRICES_SQL, staleness
 OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
 PROVIDER_MOVE_DAYS = 30  # the window of the provider moves listed beside a GPU page's price index
 PROVIDER_MOVES_PER_GPU = 12  # the largest of them
+# a provider "has history" on a GPU page, drawn as its own line, when its prices span this many days: as long as a
+# series must be for the buy signal's backtest (36 days of history and a 30-day window)
+PROVIDER_HISTORY_DAYS = 66
 OUTLOOK_HORIZON_DAYS = 30  # the outlook the pages show (the daily build writes this horizon)
 OUTLOOK_CURRENT_DAYS = 7  # the overview lists a series' outlook made within this many days of the newest price day
 OUTLOOKS_LISTED = 8  # per overview list (most likely to drop, most likely to rise)
@@ -44,7 +47,7 @@ class GpuPage:
     gpu_id: str
     spec: dict | None
     name: str
-    prices: list[dict]          # gpu_prices_daily + buy_signals_daily bands, every day and series
+    prices: list[dict]          # gpu_prices_daily + buy_signals_daily bands, every day and series (its panel)
     signals: list[dict]         # latest buy_signals_daily row per series
     rent_vs_buy: dict | None
     cheapest_offers: list[dict]  # the latest day's cheapest offers
@@ -70,6 +73,9 @@ class GpuPage:
     availability: list[dict] = field(default_factory=list)
     terms: list[dict] = field(default_factory=list)
     cluster_offers: list[dict] = field(default_factory=list)
+    # marts.gpu_provider_prices_daily: the own prices of the providers with history, on the days their market's
+    # cheapest is over other providers too (issue 40: a provider's line beside the market's panel segments)
+    provider_prices: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -410,12 +416,28 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
     prices = [row for gpu_id in gpu_ids for row in _rows(connection, """
         SELECT prices.gpu_id, prices.price_date, prices.channel, prices.market, prices.price_per,
                prices.min_price_usd, prices.median_price_usd, prices.offer_count, prices.is_synthetic,
+               prices.panel_id, prices.panel_providers, prices.provider_count, signals.panel_start,
                signals.trailing_30d_min_usd, signals.trailing_30d_median_usd,
                signals.trailing_90d_min_usd, signals.trailing_90d_median_usd
         FROM marts.gpu_prices_daily AS prices
         JOIN marts.buy_signals_daily AS signals USING (price_date, gpu_id, channel, market, price_per)
         WHERE prices.gpu_id = ? AND signals.gpu_id = ?
         ORDER BY channel, market, price_date""", [gpu_id, gpu_id])]
+    # each provider's own prices where it has history (PROVIDER_HISTORY_DAYS from its first to its last day), on the
+    # days its market's cheapest is over other providers too (a day it is alone, the cheapest is its price)
+    provider_prices = [row for gpu_id in gpu_ids for row in _rows(connection, """
+        WITH with_history AS (
+            SELECT gpu_id, channel, market, price_per, provider FROM marts.gpu_provider_prices_daily
+            WHERE gpu_id = $gpu AND NOT is_carried_forward
+            GROUP BY ALL HAVING max(price_date) - min(price_date) >= $days
+        )
+        SELECT own.gpu_id, own.price_date, own.channel, own.market, own.price_per, own.provider, own.source,
+               own.price_usd AS min_price_usd, own.is_synthetic, own.is_imported
+        FROM marts.gpu_provider_prices_daily AS own
+        JOIN with_history USING (gpu_id, channel, market, price_per, provider)
+        JOIN marts.gpu_prices_daily AS prices USING (price_date, gpu_id, channel, market, price_per)
+        WHERE own.gpu_id = $gpu AND prices.gpu_id = $gpu AND NOT own.is_carried_forward AND prices.provider_count >= 2
+        ORDER BY own.channel, own.market, own.provider, own.price_date""", {"gpu": gpu_id, "days": PROVIDER_HISTORY_DAYS})]
     price_index = [row for gpu_id in gpu_ids for row in _rows(connection, """
         SELECT price_index.gpu_id, price_index.price_date, price_index.channel, price_index.market,
                price_index.price_per, price_index.price_index, price_index.matched_provider_count,
@@ -484,10 +506,11 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
         pages.append(GpuPage(
             gpu_id=gpu_id, spec=specs.get(gpu_id), name=names.get(gpu_id, gpu_id),
             prices=[r for r in prices if r["gpu_id"] == gpu_id],
+            provider_prices=[r for r in provider_prices if r["gpu_id"] == gpu_id],
             signals=[r for r in signals if r["gpu_id"] == gpu_id],
             rent_vs_buy=rent_vs_buy.get(gpu_id),
             cheapest_offers=[r for r in offers if r["gpu_id"] == gpu_id],
-            verdicts=[v for v in verdicts if v["gpu_id"] == gpu_id],
+            verdicts=page_verdicts([v for v in verdicts if v["gpu_id"] == gpu_id]),
             imported_sources=[source for gpu, source in imported if gpu == gpu_id],
             price_index=[r for r in price_index if r["gpu_id"] == gpu_id],
             provider_moves=[r for r in provider_moves if r["gpu_id"] == gpu_id],
@@ -497,6 +520,19 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
             serving_plans=[r for r in serving_plans if r["gpu_id"] == gpu_id],
         ))
     return pages
+
+
+def page_verdicts(verdicts: list[dict]) -> list[dict]:
+    """The verdicts a GPU page lists, of one provider's or one panel's series each (marts.buy_verdicts, issue 40):
+    every series long enough to backtest, and per market its newest series of the cheapest: the panel segment that
+    ends on the market's last day (where no panel of two providers or more does, the one provider's series that does)."""
+    latest: dict[str, object] = {}
+    for verdict in verdicts:
+        latest[verdict["market"]] = max(latest.get(verdict["market"], verdict["as_of"]), verdict["as_of"])
+    panel_markets = {v["market"] for v in verdicts if v.get("series_kind") == "panel" and v["as_of"] == latest[v["market"]]}
+    return [v for v in verdicts
+            if v["backtest"] or (v["as_of"] == latest[v["market"]]
+                                 and (v.get("series_kind") == "panel" or v["market"] not in panel_markets))]
 
 
 CLUSTER_OFFERS_PER_GPU = 12  # whole nodes listed on a GPU page, cheapest first

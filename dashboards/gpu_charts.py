@@ -1,5 +1,9 @@
 """A GPU page's charts: each market's price over its whole history, and the matched-offer price index per market.
 
+A market's cheapest is drawn one constant-panel segment at a time (marts.gpu_price_panels: the same providers behind
+it), each segment its own traces, so no line runs across a change of providers (issue 40); beside them, each
+provider with history as its own line ("gcp's own price"). The market's trend over time is the index chart.
+
 Every observation the warehouse holds is drawn, years of it, with the x axis over the whole history. Rows flagged
 `is_synthetic` are the offline replay's days (recordings replayed by `gpuprices run --offline`: stale captures,
 reconstructed and made-up pages), not observed history: they are drawn as their own dashed amber traces, named
@@ -109,9 +113,10 @@ def thinned(rows: list[dict], replay_of, limit: int = MAX_DRAWN_POINTS) -> tuple
         return rows, 1
     span = (_day(rows[-1]) - _day(rows[0])).days + 1
     period = max(2, math.ceil(span / limit))
-    buckets: dict[tuple[bool, int], list[dict]] = {}
-    for row in rows:
-        buckets.setdefault((bool(replay_of(row)), _day(row).toordinal() // period), []).append(row)
+    buckets: dict[tuple, list[dict]] = {}
+    for row in rows:  # never one bucket over two panels (panel_segments)
+        buckets.setdefault((bool(replay_of(row)), str(_panel_key(row)), _day(row).toordinal() // period),
+                           []).append(row)
     drawn = []
     for bucket in buckets.values():
         cheapest = min(bucket, key=lambda r: (r["min_price_usd"] is None, r["min_price_usd"] or 0))
@@ -157,66 +162,132 @@ def _x_axis(first: date, last: date) -> dict:
 LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
 
 
-def _trace(name: str, x: list, y: list, *, replay: bool, synthetic: bool, role: str, **style) -> dict:
+def _trace(name: str, x: list, y: list, *, replay: bool, synthetic: bool, role: str, panel: dict | None = None,
+           **style) -> dict:
     """A scatter trace that says what it is: meta.synthetic (a made-up input behind it; the name says
-    "(synthetic)"), meta.replay (the offline replay's days) and meta.role."""
+    "(synthetic)"), meta.replay (the offline replay's days), meta.role and, for a market's prices, its panel
+    (meta.panel_id, panel_providers, panel_start, panel_end: every point of the trace is of that one panel)."""
     if synthetic and "(synthetic)" not in name:
         name += " (synthetic)"
     return {"type": "scatter", "name": name, "x": x, "y": y, **style,
-            "meta": {"synthetic": synthetic, "replay": replay, "role": role}}
+            "meta": {"synthetic": synthetic, "replay": replay, "role": role, **(panel or {})}}
 
 
-def price_chart(rows: list[dict], index: int) -> dict:
-    """One market's prices over its whole history: the day's cheapest and median (observed solid, replay dashed
-    amber), the trailing 30- and 90-day min-median bands behind them, the replay span shaded."""
+def _panel_key(row: dict):
+    """The panel segment a market's row belongs to (gpu_price_panels: its first day), else its panel; None for rows
+    that say nothing of their panel (one segment)."""
+    return row.get("panel_start") or row.get("panel_id")
+
+
+def panel_segments(rows: list[dict]) -> list[list[dict]]:
+    """The rows (in date order) cut where the panel changes: each part is one constant panel's, drawn as its own
+    series (issue 40: a line across a change of providers would read the change as a price move)."""
+    segments: list[list[dict]] = []
+    for row in rows:
+        if segments and _panel_key(segments[-1][-1]) == _panel_key(row):
+            segments[-1].append(row)
+        else:
+            segments.append([row])
+    return segments
+
+
+def segment_name(rows: list[dict]) -> str:
+    """"cheapest of 19 providers from 2026-04-02", "gcp alone from 2024-05-17", or "cheapest" (no panel known)."""
+    providers, count = rows[-1].get("panel_providers"), rows[-1].get("provider_count")
+    if not providers:
+        return "cheapest"
+    who = f"{providers} alone" if count == 1 else f"cheapest of {count} providers"
+    return f"{who} from {plain(_day(rows[0]))}"
+
+
+def price_chart(rows: list[dict], index: int, provider_rows: list[dict] | None = None) -> dict:
+    """One market's prices over its whole history, one series per constant-panel segment (panel_segments): each
+    segment's cheapest and median (observed solid, replay dashed amber) with its trailing 30- and 90-day min-median
+    bands behind, never a line from one segment to the next; beside them each provider with history as its own line
+    (`provider_rows`, role "provider"); the replay span shaded. Every trace's meta says its panel."""
     def replay_of(row):
         return row["is_synthetic"]
 
     drawn, period = thinned(rows, replay_of)
     gap_days = max(GAP_DAYS, 2 * period)
-    runs = _runs(drawn, replay_of, gap_days)
-    observed = any(not kind for kind, _rows in runs)
-
+    segments = panel_segments(drawn)
+    every_run: list[tuple[bool, list[dict]]] = []
+    shown: set[str] = set()  # one legend entry per band and median across the segments
     data = []
-    for days, fill in ((90, "rgba(31,111,235,0.10)"), (30, "rgba(31,111,235,0.22)")):
+    observed = any(not replay_of(row) for row in drawn)  # the replay pieces get legend entries only without it
+    for number, segment in enumerate(segments):
+        runs = _runs(segment, replay_of, gap_days)
+        every_run += runs
+        name = segment_name(segment)
+        panel = {"panel_id": segment[-1].get("panel_id"), "panel_providers": segment[-1].get("panel_providers"),
+                 "panel_start": plain(_day(segment[0])), "panel_end": plain(_day(segment[-1]))}
+        real_color = MARKET_COLORS[number % len(MARKET_COLORS)] if len(segments) > 1 else REAL_COLOR
+        for days, fill in ((90, "rgba(31,111,235,0.10)"), (30, "rgba(31,111,235,0.22)")):
+            for replay in (False, True):
+                x, y = _band(runs, replay, f"trailing_{days}d_min_usd", f"trailing_{days}d_median_usd")
+                if _points(y):  # one legend entry per band: the replay piece has its own only where nothing else is
+                    label = f"{days}-day min-median" + (", replay" if replay else "")
+                    data.append(_trace(label, x, y, replay=replay, synthetic=replay, role="band", panel=panel,
+                                       mode="lines", line={"width": 0}, fill="toself", fillcolor=fill,
+                                       hoverinfo="skip", legendgroup=f"band-{days}",
+                                       showlegend=label not in shown and not (replay and observed)))
+                    shown.add(label)
         for replay in (False, True):
-            x, y = _band(runs, replay, f"trailing_{days}d_min_usd", f"trailing_{days}d_median_usd")
-            if _points(y):  # one legend entry per band: the replay piece has its own only where nothing else is
-                data.append(_trace(f"{days}-day min-median" + (", replay" if replay else ""), x, y, replay=replay,
-                                   synthetic=replay, role="band", mode="lines", line={"width": 0}, fill="toself",
-                                   fillcolor=fill, hoverinfo="skip", legendgroup=f"band-{days}",
-                                   showlegend=not (replay and observed)))
-    for replay in (False, True):
-        x, y = _broken_line(runs, replay, "min_price_usd")
-        if _points(y):
-            color = SYNTHETIC_COLOR if replay else REAL_COLOR
-            data.append(_trace("cheapest, replay" if replay else "cheapest", x, y, replay=replay, synthetic=replay,
-                               role="cheapest", mode="lines+markers",
-                               line={"color": color, "shape": "hv", "width": 1.5, **({"dash": "dash"} if replay else {})},
-                               marker={"color": color, "size": _marker_size(x, y)}))
-        x, y = _broken_line(runs, replay, "median_price_usd")
-        if _points(y):
-            data.append(_trace("median, replay" if replay else "median", x, y, replay=replay, synthetic=replay,
-                               role="median", mode="lines",
-                               line={"color": "#c9a86a" if replay else "#8c959f", "dash": "dot", "shape": "hv",
-                                     "width": 1.2}))
+            x, y = _broken_line(runs, replay, "min_price_usd")
+            if _points(y):
+                color = SYNTHETIC_COLOR if replay else real_color
+                data.append(_trace(f"{name}, replay" if replay else name, x, y, replay=replay, synthetic=replay,
+                                   role="cheapest", panel=panel, mode="lines+markers",
+                                   line={"color": color, "shape": "hv", "width": 1.5,
+                                         **({"dash": "dash"} if replay else {})},
+                                   marker={"color": color, "size": _marker_size(x, y)}))
+            x, y = _broken_line(runs, replay, "median_price_usd")
+            if _points(y):
+                label = "median, replay" if replay else "median"
+                data.append(_trace(label, x, y, replay=replay, synthetic=replay, role="median", panel=panel,
+                                   mode="lines", legendgroup=label, showlegend=label not in shown,
+                                   line={"color": "#c9a86a" if replay else "#8c959f", "dash": "dot", "shape": "hv",
+                                         "width": 1.2}))
+                shown.add(label)
+    for provider in sorted({r["provider"] for r in provider_rows or []}):
+        own = [r for r in provider_rows if r["provider"] == provider]
+        own_drawn, own_period = thinned([{**r, "median_price_usd": None} for r in own], replay_of)
+        runs = _runs(own_drawn, replay_of, max(GAP_DAYS, 2 * own_period))
+        every_run += runs
+        panel = {"panel_id": None, "panel_providers": provider, "panel_start": plain(_day(own[0])),
+                 "panel_end": plain(_day(own[-1]))}
+        for replay in (False, True):
+            x, y = _broken_line(runs, replay, "min_price_usd")
+            if _points(y):
+                data.append(_trace(f"{provider}'s own price" + (", replay" if replay else ""), x, y, replay=replay,
+                                   synthetic=replay, role="provider", panel=panel, mode="lines",
+                                   line={"color": "#57606a", "dash": "dashdot" if replay else "solid", "shape": "hv",
+                                         "width": 1}, opacity=0.8))
+    first = min([_day(rows[0]), *(_day(r) for r in provider_rows or [])])
+    last = max([_day(rows[-1]), *(_day(r) for r in provider_rows or [])])
     layout = {"yaxis": {"title": {"text": PER_LABEL.get(rows[0]["price_per"], "USD")}, "rangemode": "tozero"},
-              "xaxis": _x_axis(_day(rows[0]), _day(rows[-1])), "legend": LEGEND, "height": 360,
-              **_replay_shapes(_replay_bands(runs))}
+              "xaxis": _x_axis(first, last), "legend": LEGEND, "height": 360,
+              **_replay_shapes(_replay_bands(sorted(every_run, key=lambda run: _day(run[1][0]))))}
     return {"id": f"series-{index}", "label": market_label(rows[0]["channel"], rows[0]["market"]),
             "price_per": rows[0]["price_per"], "first_date": _day(rows[0]), "last_date": _day(rows[-1]),
             "days": len(rows), "replay_days": sum(1 for r in rows if r["is_synthetic"]),
             "thinned_to_days": period if period > 1 else None,
+            "segments": [{"name": segment_name(seg), "first_date": _day(seg[0]), "last_date": _day(seg[-1]),
+                          "providers": seg[-1].get("panel_providers")} for seg in panel_segments(rows)],
+            "providers_drawn": sorted({r["provider"] for r in provider_rows or []}),
             "spec": {"data": data, "layout": layout}}
 
 
-def price_charts(prices: list[dict]) -> list[dict]:
-    """One chart per channel x market (x unit), each over its market's whole history."""
+def price_charts(prices: list[dict], provider_prices: list[dict] | None = None) -> list[dict]:
+    """One chart per channel x market (x unit), each over its market's whole history, with the market's providers
+    that have history (provider_prices) beside its panel segments."""
     keys = sorted({(r["channel"], r["market"], r["price_per"]) for r in prices})
     charts = []
     for index, key in enumerate(keys):
         rows = sorted((r for r in prices if (r["channel"], r["market"], r["price_per"]) == key), key=_day)
-        charts.append(price_chart(rows, index))
+        own = sorted((r for r in provider_prices or [] if (r["channel"], r["market"], r["price_per"]) == key),
+                     key=lambda r: (r["provider"], _day(r)))
+        charts.append(price_chart(rows, index, own))
     return charts
 
 

@@ -28,7 +28,7 @@ from analytics.alerts.rules import (
     load_config,
 )
 from analytics.buy_signal import DECISION_RULE, RULES
-from analytics.price_history import series as price_series
+from analytics.price_history import panel_series
 from scrapers.gpu_names import resolve_typed
 from warehouse import db
 from warehouse.db import fetch_dicts
@@ -194,10 +194,15 @@ def _available_condition(connection, rule: Rule, keys: dict, day: date) -> tuple
 
 
 def signal_fires_on(connection, gpu_id: str, market: str, day: date) -> bool | None:
-    """Whether the buy signal fires on `day` for the GPU's series in the market, from the prices up to that day
-    (None: no price observed up to it)."""
-    (found,) = price_series(connection, gpu_id=gpu_id, market=market) or (None,)
-    if found is None or day < found.days[0]:
+    """Whether the buy signal fires on `day` for the market's cheapest, from the prices up to that day, on the series
+    that holds the day and never across a panel change (issue 40): the constant-panel segment of the market's
+    cheapest, or where one provider alone priced the market that day, that provider's own series (None: no series
+    observed that day)."""
+    holding = [one for one in panel_series(connection, gpu_id=gpu_id, market=market)
+               if one.days[0] <= day <= one.days[-1] and one.observed_flags()[(day - one.days[0]).days]]
+    panels = [one for one in holding if one.kind == "panel"]
+    found = panels[0] if panels else min(holding, key=lambda one: one.prices[(day - one.days[0]).days], default=None)
+    if found is None:
         return None
     known = [price for observed, price in zip(found.days, found.prices, strict=True) if observed <= day]
     return bool(RULES[DECISION_RULE](known)[-1])

@@ -20,10 +20,12 @@ def _figures(result: dict) -> str:
 def format_report(report: dict) -> str:
     mark = " [synthetic]"
     lines = [f"Buy within {report['window']} days of needing a card: savings vs buying at once, the oracle's "
-             f"(the window's lowest price), and the share of the oracle's savings captured."]
+             f"(the window's lowest price), and the share of the oracle's savings captured. Each series is one "
+             f"provider's own prices or the cheapest over one constant panel of providers (never across a change)."]
     rules = [SIGNAL, *report["overall"]["baselines"], *(["outlook"] if "outlook" in report["overall"] else [])]
     for row in report["series"]:
-        lines.append(f"{row['gpu_id']} {row['market']} ({row['source']}, {row['first_day']} to {row['last_day']}, "
+        key = f" {row['series_key']}" if row.get("series_key", "cheapest") != "cheapest" else ""
+        lines.append(f"{row['gpu_id']} {row['market']}{key} ({row['source']}, {row['first_day']} to {row['last_day']}, "
                      f"{row[SIGNAL]['days']} decision days){mark if row['is_synthetic'] else ''}")
         lines += [f"  {rule:17} {_figures(row[rule])}" for rule in rules]
     overall = {SIGNAL: report["overall"]["signal"], **report["overall"]["baselines"],

@@ -4,6 +4,9 @@
 -- ever and when, a near-the-lowest flag, drops, and the trend with the prices it points to. The trend is fitted to
 -- the matched-offer price index (gpu_price_index_daily), not to the cheapest price, so a source appearing or
 -- failing bends no trend. The buy verdict itself is analytics/buy_signal.py (backtested; `gpuprices backtest`).
+-- Every figure is over one constant-panel segment of the series (gpu_price_panels: the same providers behind the
+-- cheapest): where the panel changes a new series starts, so no window, low or percentile compares the cheapest of
+-- other providers (issue 40).
 -- Incremental: a build rewrites every day from the first rebuilt one on (a day's figures depend on the days before).
 {# the days whose windows this build computes: the rewritten days and the 365 before them (the longest trailing
     window); set once, each rendering reads the build's plan #}
@@ -18,10 +21,18 @@ with all_prices as (
         daily.min_price_usd as price_usd,
         price_index.price_index,
         date_diff('day', date '1970-01-01', daily.price_date) as day_number,
-        daily.is_synthetic
+        daily.is_synthetic,
+        panels.panel_id,
+        panels.panel_start
     from {{ ref('gpu_prices_daily') }} as daily
     left join {{ ref('gpu_price_index_daily') }} as price_index
         using (price_date, gpu_id, channel, market, price_per)
+    left join {{ ref('gpu_price_panels') }} as panels
+        on panels.gpu_id = daily.gpu_id
+        and panels.channel = daily.channel
+        and panels.market = daily.market
+        and panels.price_per = daily.price_per
+        and daily.price_date between panels.panel_start and panels.panel_end
 ),
 
 -- The days whose windows this build computes (window_days above), not the whole history (a full rebuild: every day).
@@ -30,11 +41,11 @@ prices as (
     where {{ window_days }}
 ),
 
--- Each series before those days, summed up (none on a full rebuild): where its running "ever" figures start from.
+-- Each series (one panel's segment) before those days, summed up (none on a full rebuild): where its running "ever" figures start from.
 -- Ties go to the earliest day, here and in `windowed`, so an incremental build gives a full rebuild's figures.
 earlier_history as (
     select
-        gpu_id, channel, market, price_per,
+        gpu_id, channel, market, price_per, panel_start,
         min(price_usd) as lowest_usd,
         arg_min(price_date, (price_usd, price_date)) as lowest_date,
         min(price_date) as first_seen_date,
@@ -69,12 +80,12 @@ windowed as (
     from prices
     -- each window spelled out in full: DuckDB does not carry a partition through a named base window
     window
-        by_day as (partition by gpu_id, channel, market, price_per order by price_date),
-        ever as (partition by gpu_id, channel, market, price_per order by price_date rows between unbounded preceding and current row),
-        previous_7d as (partition by gpu_id, channel, market, price_per order by price_date range between interval 7 days preceding and interval 1 day preceding),
-        trailing_30d as (partition by gpu_id, channel, market, price_per order by price_date range between interval 29 days preceding and current row),
-        trailing_90d as (partition by gpu_id, channel, market, price_per order by price_date range between interval 89 days preceding and current row),
-        trailing_365d as (partition by gpu_id, channel, market, price_per order by price_date range between interval 364 days preceding and current row)
+        by_day as (partition by gpu_id, channel, market, price_per, panel_start order by price_date),
+        ever as (partition by gpu_id, channel, market, price_per, panel_start order by price_date rows between unbounded preceding and current row),
+        previous_7d as (partition by gpu_id, channel, market, price_per, panel_start order by price_date range between interval 7 days preceding and interval 1 day preceding),
+        trailing_30d as (partition by gpu_id, channel, market, price_per, panel_start order by price_date range between interval 29 days preceding and current row),
+        trailing_90d as (partition by gpu_id, channel, market, price_per, panel_start order by price_date range between interval 89 days preceding and current row),
+        trailing_365d as (partition by gpu_id, channel, market, price_per, panel_start order by price_date range between interval 364 days preceding and current row)
 ),
 
 -- The running figures of the window, continued from the series' earlier history
@@ -91,7 +102,13 @@ with_history as (
         coalesce(earlier_history.first_seen_date, windowed.first_date_since_window) as first_seen_date,
         coalesce(earlier_history.days_observed, 0) + windowed.days_since_window as days_observed
     from windowed
-    left join earlier_history using (gpu_id, channel, market, price_per)
+    -- null-safe: a unit test's rows may have no panel
+    left join earlier_history
+        on earlier_history.gpu_id = windowed.gpu_id
+        and earlier_history.channel = windowed.channel
+        and earlier_history.market = windowed.market
+        and earlier_history.price_per = windowed.price_per
+        and earlier_history.panel_start is not distinct from windowed.panel_start
 ),
 
 -- Share of the days seen so far (this one included) that were cheaper than today: 0 = the cheapest day yet.
@@ -105,6 +122,7 @@ percentiles as (
         and earlier.channel = today.channel
         and earlier.market = today.market
         and earlier.price_per = today.price_per
+        and earlier.panel_start is not distinct from today.panel_start
         and earlier.price_date <= today.price_date
     where {{ rebuilt_days_filter('today.price_date', onward=true) }}
     group by all
@@ -116,6 +134,8 @@ select
     with_history.channel,
     with_history.market,
     with_history.price_per,
+    with_history.panel_id,
+    with_history.panel_start,
     with_history.price_usd,
     with_history.trailing_30d_min_usd,
     with_history.trailing_30d_median_usd,

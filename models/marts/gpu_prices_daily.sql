@@ -19,6 +19,8 @@ aggregated as (
         cast(median(unit_price_usd) as decimal(18, 6)) as median_price_usd,
         count(*) as offer_count,
         count(distinct provider) as provider_count,
+        -- the panel: which providers the day's figures are over (gpu_price_panels cuts a series where it changes)
+        string_agg(distinct provider, ',' order by provider) as panel_providers,
         string_agg(distinct source, ',' order by source) as sources,
         -- offers standing in for a source whose runs failed that day (int_offers__daily)
         count(*) filter (where is_carried_forward) as carried_forward_offer_count,
@@ -27,4 +29,8 @@ aggregated as (
     group by all
 )
 
-select * from aggregated
+select
+    *,
+    -- a short stable id of the panel (the same providers give the same id on every day and build)
+    left(md5(panel_providers), 12) as panel_id
+from aggregated
