@@ -96,16 +96,13 @@ class PriceSeries:
     # parallel to days: the sources of the day's observation (comma-separated), None on a carried day; None: unknown
     # (a series made by hand). A long gap between two observations of other sources is a splice (outlook.segments).
     observed_sources: list[str | None] | None = None
-<<<<<<< HEAD
-    provider: str | None = None  # a provider's own series (provider_series); None: the market's cheapest
-    # parallel to days: the other providers' median price that day (None: none, or a carried day); None: not known
-    panel_medians: list[float | None] | None = None
-    context: dict | None = None  # the GPU's launch and its successor's (outlook_features.gpu_context)
-=======
     # which series of the market (issue 40): "market" (its cheapest whole, every panel: `series`), "provider" (one
     # provider's own prices) or "panel" (the cheapest over one constant panel of two providers or more)
     kind: str = "market"
-    provider: str | None = None
+    provider: str | None = None  # a provider's own series (kind "provider"); None: a market's or a panel's cheapest
+    # parallel to days: the other providers' median price that day (None: none, or a carried day); None: not known
+    panel_medians: list[float | None] | None = None
+    context: dict | None = None  # the GPU's launch and its successor's (outlook_features.gpu_context)
     panel_id: str | None = None
     panel_providers: list[str] | None = None
 
@@ -126,7 +123,6 @@ class PriceSeries:
         if self.kind == "panel":
             return f"cheapest of {len(self.panel_providers or [])} providers"
         return "cheapest"
->>>>>>> series
 
     @property
     def price_per(self) -> str:
@@ -153,7 +149,7 @@ class PriceSeries:
 # A provider's own price per day, GPU and rental market (issue 40): one panel of one provider, never every provider's
 # cheapest; with the other providers' median of that day (the outlook's from_panel_median). Suspect prices
 # (int_provider_prices__daily.suspect_reason) and carried-forward snapshots are no observation.
-PROVIDER_SERIES_SQL = """
+OUTLOOK_PROVIDER_SERIES_SQL = """
     SELECT gpu_id, market, provider, list(price_date ORDER BY price_date),
            list(price_usd::VARCHAR ORDER BY price_date), list(others_median_usd::DOUBLE ORDER BY price_date),
            bool_or(is_synthetic), string_agg(DISTINCT source, ','), list(source ORDER BY price_date)
@@ -168,13 +164,13 @@ def provider_series(connection: duckdb.DuckDBPyConnection, gpu_id: str | None = 
                     market: str | None = None) -> list[PriceSeries]:
     """Every provider's own rental series (provider x GPU x market), with its panel medians."""
     found = []
-    rows = connection.execute(PROVIDER_SERIES_SQL, {"gpu": gpu_id, "market": market}).fetchall()
+    rows = connection.execute(OUTLOOK_PROVIDER_SERIES_SQL, {"gpu": gpu_id, "market": market}).fetchall()
     for gpu, market_name, provider, days, prices, medians, synthetic, sources, day_sources in rows:
         one = PriceSeries.from_observations(
             gpu, market_name, None, zip(days, (Decimal(price) for price in prices), strict=True), bool(synthetic),
             sorted(set((sources or "").split(",")) - {""}), [value or "" for value in day_sources])
         by_day = dict(zip(days, medians, strict=True))
-        one.provider = provider
+        one.provider, one.kind = provider, "provider"
         one.panel_medians = [by_day.get(day) for day in one.days]
         found.append(one)
     return found
