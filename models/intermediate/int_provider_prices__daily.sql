@@ -252,6 +252,9 @@ judged as (
             and coalesce(others.other_provider_count, 0) < {{ var('suspect_min_other_providers') }}
             and coalesce(rebuilt.price_usd < {{ var('suspect_own_drop_fraction') }} * rebuilt.own_drop_window_median_usd,
                          false)
+            -- a cut the other providers made too is the market's
+            and not (coalesce(others.others_with_history_count, 0) >= 1
+                     and others.others_median_abs_log_change >= ln(1 + {{ var('suspect_market_still_share') }}))
             as is_own_drop
     from rebuilt
     left join others using (price_date, gpu_id, market, price_per, provider)

@@ -78,7 +78,7 @@ keyed as (
 )
 
 select
-    keyed.* exclude (figures_market, headline_gap_reason),
+    keyed.* exclude (figures_market),
     -- price_per is a group key: the per-GPU-hour figures are the row's own where it is per GPU-hour (one median of
     -- millions of offers, not two)
     case when keyed.price_per = 'gpu_hour' then keyed.min_price_usd end as min_price_per_gpu_hour_usd,
