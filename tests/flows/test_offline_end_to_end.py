@@ -165,7 +165,8 @@ SYNTHETIC_INPUTS = {
     "gpu_availability_daily": """
         select m.is_synthetic, bool_or(o.is_synthetic) as expected from marts.gpu_availability_daily m
         join intermediate.int_offers__market_daily o using (price_date, gpu_id, channel, market, provider)
-        where o.price_per = 'gpu_hour' group by all""",
+        where o.price_per = 'gpu_hour' and m.headline_gap is not distinct from o.headline_gap
+        group by m.price_date, m.gpu_id, m.channel, m.market, m.provider, m.headline_gap, m.is_synthetic""",
     "rent_vs_buy_daily": """
         select m.is_synthetic, r.is_synthetic or b.is_synthetic as expected from marts.rent_vs_buy_daily m
         join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)
@@ -195,7 +196,8 @@ def test_observed_prices_stay_exact_decimals_up_to_the_marts(warehouse):
                 ("intermediate.int_offers__market_daily", "unit_price_usd"),
                 ("marts.gpu_prices_daily", "min_price_usd"), ("marts.gpu_prices_daily", "p25_price_usd"),
                 ("marts.gpu_prices_daily", "median_price_usd"),
-                ("marts.gpu_prices_by_source_daily", "median_price_per_gpu_hour_usd"),
+                ("marts.gpu_prices_daily", "median_offer_price_usd"),
+                ("marts.gpu_prices_by_source_daily", "median_offer_price_per_gpu_hour_usd"),
                 ("marts.buy_signals_daily", "price_usd"), ("marts.buy_signals_daily", "trailing_30d_median_usd"),
                 ("marts.rent_vs_buy_daily", "purchase_price_usd"), ("marts.training_cost_daily", "purchase_price_usd"),
                 ("marts.inference_api_prices_daily", "usd_per_million_output_tokens"),
@@ -204,11 +206,11 @@ def test_observed_prices_stay_exact_decimals_up_to_the_marts(warehouse):
     assert not inexact, inexact
     # and the median of an even number of offers is the exact midpoint
     rows = sql_rows(warehouse, """
-        select m.median_price_usd, (select median(unit_price_usd) from intermediate.int_offers__market_daily o
+        select m.median_offer_price_usd, (select median(unit_price_usd) from intermediate.int_offers__credible_daily o
             where o.price_date = m.price_date and o.gpu_id = m.gpu_id and o.channel = m.channel
               and o.market = m.market and o.price_per = m.price_per)::varchar as exact
         from marts.gpu_prices_daily m where offer_count % 2 = 0 limit 20""")
-    assert rows and all(abs(Decimal(r["exact"]) - Decimal(str(r["median_price_usd"]))) <= Decimal("0.0000005")
+    assert rows and all(abs(Decimal(r["exact"]) - Decimal(str(r["median_offer_price_usd"]))) <= Decimal("0.0000005")
                         for r in rows)
 
 
