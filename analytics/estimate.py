@@ -694,7 +694,8 @@ def add_all_in(row: dict, request: EstimateRequest, options: RenterOptions, cost
         gpu_cost = None if price is None else float(price) * row["min_gpus"] * HOURS_PER_MONTH
         checkpoint_tb = 0.0
     else:
-        months = row["wall_clock_days"] * 24 / HOURS_PER_MONTH
+        # a plan with no wall clock (no cluster the GPU can form) stores nothing for a known time
+        months = None if row["wall_clock_days"] is None else row["wall_clock_days"] * 24 / HOURS_PER_MONTH
         gpu_cost = row.get("cost_usd_available") if use_available else row.get("cost_usd_cheapest")
         checkpoint_tb = request.model.total_params * CHECKPOINT_BYTES_PER_PARAM / 1e12
     stored_tb = (options.data_tb or 0.0) + checkpoint_tb
@@ -706,13 +707,13 @@ def add_all_in(row: dict, request: EstimateRequest, options: RenterOptions, cost
     row["all_in_gpu_usd"] = gpu_cost
     row["stored_tb"] = stored_tb
     row["checkpoint_tb"] = checkpoint_tb
-    row["storage_usd_low"] = None if storage_low is None else stored_tb * storage_low * months
-    row["storage_usd_high"] = None if storage_high is None else stored_tb * storage_high * months
+    row["storage_usd_low"] = None if storage_low is None or months is None else stored_tb * storage_low * months
+    row["storage_usd_high"] = None if storage_high is None or months is None else stored_tb * storage_high * months
     row["storage_basis"] = storage_basis
     row["egress_usd_low"] = None if egress_low is None else egress_tb * egress_low
     row["egress_usd_high"] = None if egress_high is None else egress_tb * egress_high
     row["egress_basis"] = egress_basis
-    known = gpu_cost is not None and (stored_tb == 0 or storage_low is not None) and (
+    known = gpu_cost is not None and months is not None and (stored_tb == 0 or storage_low is not None) and (
         egress_tb == 0 or egress_low is not None)
     row["all_in_usd_low"] = (float(gpu_cost) + (row["storage_usd_low"] or 0) + (row["egress_usd_low"] or 0)
                              if known else None)
@@ -725,6 +726,9 @@ def add_spot_restarts(row: dict, checkpoint_hours: float) -> None:
     restarts when any node is interrupted (p a month each: SPOT_INTERRUPTIONS_PER_MONTH), loses on average half a
     checkpoint interval plus a restart each time; the lost hours are paid for too."""
     spot = row.get("cost_usd_spot_cheapest")
+    if row.get("wall_clock_days") is None or row.get("cluster_gpus") is None:  # no plan: no run to interrupt
+        row["spot_restarts_low"] = row["spot_restarts_high"] = row["cost_usd_spot_low"] = row["cost_usd_spot_high"] = None
+        return
     nodes = math.ceil(row["cluster_gpus"] / GPUS_PER_NODE)
     hours = row["wall_clock_days"] * 24
     lost_per_restart = checkpoint_hours / 2 + RESTART_HOURS
