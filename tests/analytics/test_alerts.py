@@ -172,8 +172,9 @@ def test_a_month_of_falling_rising_falling_prices_fires_each_alert_once_per_epis
 def test_rules_cli_and_a_failed_delivery_that_is_retried_logged_and_never_fails_the_run(home, monkeypatch):
     home.mkdir(parents=True, exist_ok=True)
     rules = home / "alerts.toml"
-    rules.write_text('[[rules]]\nname = "any-4090"\ngpu = "RTX 4090"\nmarket = "retail_new"\ncondition = "below"\n'
-                     'price = "100000"\ncurrency = "USD"\n')
+    # the microcenter scenario is made up: the rule watches every provider's lowest (include_suspect)
+    rules.write_text('[[rules]]\nname = "any-4090"\ngpu = "RTX 4090"\nmarket = "retail_new"\ninclude_suspect = true\n'
+                     'condition = "below"\nprice = "100000"\ncurrency = "USD"\n')
     monkeypatch.setenv("GPUPRICES_ALERTS", str(rules))
     monkeypatch.setenv("GPUPRICES_ALERT_WEBHOOK_URL", "http://127.0.0.1:9/nothing-listens-here")
     result = gpuprices(home, "run", "--offline", "--sources", "microcenter", "--since", "2026-05-01", "--no-export")
