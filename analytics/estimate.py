@@ -461,7 +461,8 @@ _TEXT_COLUMNS = {
         ("basis", -10, lambda r: r["efficiency_basis"]),
         ("cost cheapest", 14, lambda r: _money(r["cost_usd_cheapest"])),
         ("band", 17, lambda r: _band(r["cost_usd_cheapest_low"], r["cost_usd_cheapest_high"])),
-        ("cost median", 13, lambda r: _money(r["cost_usd_median"])),
+        # the median across providers (one price per provider), not across offers: int_gpu_prices__rental_daily
+        ("cost at providers' median", 25, lambda r: _money(r["cost_usd_median"])),
     ],
     "serving": [
         ("GPU", -20, lambda r: r["gpu_id"]),
@@ -473,7 +474,7 @@ _TEXT_COLUMNS = {
         ("$/M out", 8, lambda r: _money(r["usd_per_million_output_tokens_cheapest"])),
         ("band", 13, lambda r: _band(r["usd_per_million_output_tokens_cheapest_low"],
                                      r["usd_per_million_output_tokens_cheapest_high"])),
-        ("$/M out median", 15, lambda r: _money(r["usd_per_million_output_tokens_median"])),
+        ("$/M out at providers' median", 28, lambda r: _money(r["usd_per_million_output_tokens_median"])),
     ],
 }
 

@@ -25,7 +25,8 @@ from warehouse.explain import ExplainError, explain_index, explain_training, pri
 from warehouse.markets import MARKETS
 from warehouse.status import SUSPECT_PRICES_SQL, staleness
 
-OFFERS_PER_GPU = 15  # today's cheapest offers listed on a GPU page
+OFFERS_PER_GPU = 15  # today's cheapest credible offers listed on a GPU page
+SET_ASIDE_OFFERS_PER_GPU = 5  # and below them, the cheapest offers set aside (suspect, unverified), badged
 PROVIDER_MOVE_DAYS = 30  # the window of the provider moves listed beside a GPU page's price index
 PROVIDER_MOVES_PER_GPU = 12  # the largest of them
 # a provider "has history" on a GPU page, drawn as its own line, when its prices span this many days: as long as a
@@ -455,9 +456,12 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
         QUALIFY row_number() OVER (PARTITION BY gpu_id ORDER BY price_date DESC) = 1""")}
     offers = _rows(connection, """
         SELECT gpu_id, price_date, provider, source, channel, market, region,
-               instance_type, title, unit_price_usd, price_per, url, is_synthetic, is_imported
-        FROM marts.gpu_latest_offers WHERE price_rank <= ?
-        ORDER BY gpu_id, price_rank""", [OFFERS_PER_GPU])
+               instance_type, title, unit_price_usd, price_per, url, is_synthetic, is_imported, is_credible,
+               suspect_reason
+        FROM marts.gpu_latest_offers
+        QUALIFY row_number() OVER (PARTITION BY gpu_id, is_credible ORDER BY price_rank)
+                <= CASE WHEN is_credible THEN ? ELSE ? END
+        ORDER BY gpu_id, price_rank""", [OFFERS_PER_GPU, SET_ASIDE_OFFERS_PER_GPU])
     provider_moves = _rows(connection, f"""
         WITH last_day AS (SELECT gpu_id, max(price_date) AS last_date FROM marts.gpu_price_relatives_daily
                           GROUP BY gpu_id)
@@ -551,9 +555,9 @@ def _attach_renter(connection: duckdb.DuckDBPyConnection, data: DashboardData, l
     availability = _rows(connection, """
         SELECT gpu_id, market, provider, availability, listed_price_usd, available_price_usd, offer_count,
                available_offer_count, unavailable_offer_count, unknown_offer_count, min_host_reliability,
-               is_suspect, is_synthetic
+               is_suspect, suspect_reason, is_synthetic
         FROM marts.gpu_availability_daily WHERE price_date = ?
-        ORDER BY gpu_id, market, listed_price_usd, provider""", [latest])
+        ORDER BY gpu_id, is_suspect, market, listed_price_usd, provider""", [latest])
     terms = _rows(connection, """
         SELECT gpu_id, provider, term_months, pricing_type, term_price_usd, on_demand_price_usd,
                discount_vs_on_demand, source, price_date, is_synthetic

@@ -42,7 +42,10 @@ MICRO = Decimal("0.000001")
 RELATIVE = 1e-9
 # The rules under which an offer is one of the market's offers (int_offers__market_daily): its provider's price is
 # made from them, counted or not (marts.offer_decisions_daily.rule).
-MARKET_RULES = ("counted", "suspect", "not_credible")
+MARKET_RULES = ("counted", "suspect", "not_credible", "made_up", "unverified_host")
+# an offer that may never head an answer (macros/market_offers.sql headline_gap): a provider whose price is one of
+# them (it has no other offer) is set aside like a suspect one
+HEADLINE_GAP_RULES = ("made_up", "unverified_host")
 HASH_CHUNK = 1 << 20
 
 
@@ -261,17 +264,28 @@ def price_explanation(gpu_id: str, market: str, day: date, offers: list[dict], p
     providers: dict[str, dict] = {}
     for offer in (o for o in in_market if o["is_provider_price"]):
         providers.setdefault(offer["provider"], offer)
-    suspect = {o["provider"] for o in in_market if o["rule"] == "suspect"}
+    suspect = {o["provider"] for o in in_market
+               if o["rule"] == "suspect" or (o["rule"] in HEADLINE_GAP_RULES and o["is_provider_price"])}
     credible = {name: o for name, o in providers.items() if name not in suspect}
     cheapest = min(counted, key=lambda o: (o["unit_price_usd"], o["provider"], o["source"]), default=None)
     recomputed = [o["recomputed_unit_price_usd"] for o in counted]
+    counted_providers: dict[str, Decimal] = {}
+    for o in counted:  # each provider's cheapest counted offer, recomputed
+        price = o["recomputed_unit_price_usd"]
+        if price is not None and (o["provider"] not in counted_providers or price < counted_providers[o["provider"]]):
+            counted_providers[o["provider"]] = price
     credible_min = min(credible.values(), key=lambda o: (o["unit_price_usd"], o["provider"]), default=None)
     prices_row, market_row = prices_row or {}, market_row or {}
     figures = [
         _figure("cheapest", "marts.gpu_prices_daily.min_price_usd", prices_row.get("min_price_usd"),
                 min(recomputed, default=None) if None not in recomputed else None,
                 "the lowest USD price per unit of the counted offers, each from its price as given"),
-        _figure("median across offers", "marts.gpu_prices_daily.median_price_usd", prices_row.get("median_price_usd"),
+        _figure("credible providers' median", "marts.gpu_prices_daily.median_price_usd",
+                prices_row.get("median_price_usd"),
+                _median(list(counted_providers.values())) if None not in recomputed and counted else None,
+                "the market median: one price per provider (its cheapest counted offer), their median"),
+        _figure("median across offers", "marts.gpu_prices_daily.median_offer_price_usd",
+                prices_row.get("median_offer_price_usd"),
                 _median(recomputed) if None not in recomputed else None, "the median of the counted offers' prices"),
         _figure("offers counted", "marts.gpu_prices_daily.offer_count", prices_row.get("offer_count"),
                 len(counted) if counted else None, "the offers with rule counted", Decimal(0)),
@@ -316,7 +330,8 @@ def price_explanation(gpu_id: str, market: str, day: date, offers: list[dict], p
 
 def _mart_rows(connection: duckdb.DuckDBPyConnection, days: list[date]) -> tuple[dict, dict]:
     prices = {(r["gpu_id"], r["market"], r["price_date"]): r for r in db.fetch_dicts(connection, """
-        SELECT price_date, gpu_id, market, min_price_usd, median_price_usd, offer_count, provider_count, is_synthetic
+        SELECT price_date, gpu_id, market, min_price_usd, median_price_usd, median_offer_price_usd, offer_count,
+               provider_count, is_synthetic
         FROM marts.gpu_prices_daily WHERE price_date IN (SELECT unnest(?))""", [days])}
     market = {(r["gpu_id"], r["market"], r["price_date"]): r for r in db.fetch_dicts(connection, """
         SELECT price_date, gpu_id, market, provider_count, min_price_usd, median_price_usd, credible_min_price_usd,

@@ -12,6 +12,10 @@ with daily_offers as (
       and {{ rebuilt_days_filter('price_date') }}
 ),
 
+runs as (
+    select run_id, parser_version, data_origin from {{ ref('stg_raw__ingest_runs') }}
+),
+
 priced as (
     {{ market_offers_priced('daily_offers') }}
 ),
@@ -47,9 +51,15 @@ select
     complete.condition,
     complete.in_stock,
     complete.host_reliability,
+    complete.seller_type,
     complete.url,
     complete.is_synthetic,
     complete.is_imported,
-    complete.is_carried_forward
+    complete.is_carried_forward,
+    runs.data_origin,
+    -- why the offer may not head an answer (a made-up figure, an unverified host's ask): kept here, left out of
+    -- int_offers__credible_daily (macros/market_offers.sql)
+    {{ headline_gap() }} as headline_gap
 from complete
 inner join preferred_sources using (price_date, provider, gpu_id, pricing_type, instance_family, source)
+left join runs using (run_id, parser_version)

@@ -67,3 +67,35 @@ preferred_sources as (
     ) = 1
 )
 {%- endmacro %}
+
+{# Why a market offer may not head a "cheapest" answer (its rule's name), or NULL when it may: only a provider's own
+   list price (its API, page or catalog) or the ask of a marketplace host the marketplace vouches for may. The offer
+   keeps its row, badged with the reason, in the by-source tables (int_offers__credible_daily leaves it out;
+   marts.offer_decisions_daily names the rule). Reads channel, seller_type, source and data_origin.
+   - made_up: the figure comes from a documented-format file (ingest run data_origin 'synthetic': the source's
+     documented format filled with made-up figures for the offline run), which no provider printed;
+   - unverified_host: a marketplace host's ask nobody vouches for. A marketplace offer may head when the marketplace
+     marks its host verified (vast.ai's `verification`, recorded as seller_type '<hosting>_verified':
+     scrapers/cloud/vast.py), or when it is no single host's ask: RunPod's community-cloud price (seller_type
+     community_cloud, one price RunPod lists per GPU type) and SkyPilot's vast catalog (its median per shape over
+     many hosts). Every other marketplace ask (a vast host marked unverified or deverified; lium, spheron, akash and
+     tensordock hosts, which publish no verification) is unverified. #}
+{% macro headline_gap() -%}
+    case
+        when data_origin = 'synthetic' then 'made_up'
+        when channel = 'marketplace'
+            and not coalesce(regexp_matches(seller_type, '(^|_)verified$'), false)
+            and coalesce(seller_type, '') <> 'community_cloud'
+            and source <> 'skypilot-vast'
+            then 'unverified_host'
+    end
+{%- endmacro %}
+
+{# The words a by-source row or an offer's explanation gives for its headline_gap (NULL when it has none). #}
+{% macro headline_gap_reason(gap) -%}
+    case {{ gap }}
+        when 'made_up' then 'made up: a documented-format file''s figure (offline recording), no price a provider printed'
+        when 'unverified_host' then 'unverified: a marketplace host ' || provider || ' does not mark verified ('
+            || coalesce(seller_type, 'no verification published') || ')'
+    end
+{%- endmacro %}

@@ -5,7 +5,8 @@
 -- is `available` when one offer was, `unavailable` when the source said so of every offer, else `unknown`.
 -- Availability is never carried: on a day a source's snapshot stands in for a failed run (is_carried_forward), its
 -- offers' stock is unknown, whatever the old snapshot said. A day with no snapshot at all has no row (unknown).
--- Whether the provider's price is suspect (int_provider_prices__daily) rides along, so "cheapest available" answers
+-- The offers that may not head an answer (headline_gap: made up, an unverified host's ask) are a row of their own,
+-- set aside like a suspect price. Whether the provider's price is suspect (int_provider_prices__daily) rides along, so "cheapest available" answers
 -- (gpu_cheapest_available_daily) leave the same providers out as the credible minimum. Incremental by day.
 with market_offers as (
     select
@@ -18,7 +19,7 @@ with market_offers as (
 ),
 
 provider_prices as (
-    select price_date, gpu_id, market, provider, is_suspect
+    select price_date, gpu_id, market, provider, is_suspect, suspect_reason
     from {{ ref('int_provider_prices__daily') }}
     where price_per = 'gpu_hour'
       and {{ rebuilt_days_filter('price_date') }}
@@ -31,6 +32,8 @@ by_provider as (
         channel,
         market,
         provider,
+        -- an offer that may not head an answer (made up, an unverified host's ask) is a row of its own, set aside
+        headline_gap,
         arg_min(source, (unit_price_usd, source)) as source,
         count(*) as offer_count,
         count(*) filter (where in_stock_today) as available_offer_count,
@@ -55,6 +58,12 @@ select
         when by_provider.unavailable_offer_count = by_provider.offer_count then 'unavailable'
         else 'unknown'
     end as availability,
-    coalesce(provider_prices.is_suspect, false) as is_suspect
+    by_provider.headline_gap is not null or coalesce(provider_prices.is_suspect, false) as is_suspect,
+    case
+        when by_provider.headline_gap = 'made_up' then 'made up: a documented-format file''s figure'
+        when by_provider.headline_gap = 'unverified_host' then 'unverified: hosts ' || by_provider.provider
+            || ' does not mark verified'
+        else provider_prices.suspect_reason
+    end as suspect_reason
 from by_provider
 left join provider_prices using (price_date, gpu_id, market, provider)

@@ -1,8 +1,9 @@
 -- Every offer of each day with a GPU, and what the market figures did with it: the rule that counted it or set it
 -- aside, with the reason in words, beside what it takes to check it (the price as given, its unit, the ECB rate, the
 -- landed document it was parsed from). The rules are those of int_offers__market_daily (macros/market_offers.sql)
--- and of int_offers__credible_daily (a provider whose price that day is suspect: int_provider_prices__daily's
--- suspect_reason), read from those models, never restated: what `gpuprices explain` and the site's explanations
+-- and of int_offers__credible_daily (an offer that may not head an answer, macros/market_offers.sql headline_gap; a
+-- provider whose price that day is suspect: int_provider_prices__daily's suspect_reason), read from those models and
+-- macros, never restated: what `gpuprices explain` and the site's explanations
 -- show. A view, like offers_daily: select one day and GPU, a whole history is millions of rows.
 with daily_offers as (
     select * from {{ ref('int_offers__daily') }}
@@ -46,7 +47,14 @@ fx_rates as (
 ),
 
 gapped as (
-    select *, {{ market_entry_gap() }} as entry_gap from priced
+    select
+        priced.*,
+        runs.data_origin,
+        {{ market_entry_gap() }} as entry_gap,
+        {{ headline_gap() }} as headline_gap,
+        {{ headline_gap_reason(headline_gap()) }} as headline_gap_reason
+    from priced
+    left join runs using (run_id, parser_version)
 ),
 
 judged as (
@@ -85,6 +93,8 @@ decided as (
             when entry_gap is not null then entry_gap
             when not is_direct_or_only_copy then 'aggregator_copy'
             when preferred_source <> source then 'other_source_preferred'
+            -- may not head an answer: a made-up figure, an unverified host's ask (macros/market_offers.sql)
+            when headline_gap is not null then headline_gap
             when is_credible then 'counted'
             when is_suspect then 'suspect'
             else 'not_credible'
@@ -147,14 +157,16 @@ select
             || decided.provider || '''s ' || coalesce(nullif(decided.instance_family, ''), decided.pricing_type)
             || ' prices that day (a real capture over a reconstructed or synthetic one, a provider''s own source over'
             || ' a SkyPilot catalog, then by name)'
+        when 'made_up' then decided.headline_gap_reason
+        when 'unverified_host' then decided.headline_gap_reason || ': its ask never heads an answer'
         when 'suspect' then 'suspect: ' || coalesce(decided.suspect_reason, decided.provider || '''s price that day')
         else 'set aside by int_offers__credible_daily' || coalesce(': ' || decided.suspect_reason, '')
     end as rule_reason,
     -- the offer int_provider_prices__daily takes as its provider's price (counted or set aside with its provider),
     -- compared as that model keeps the price (DECIMAL(18, 6))
-    decided.rule in ('counted', 'suspect', 'not_credible')
+    coalesce(decided.rule in ('counted', 'suspect', 'not_credible', 'made_up', 'unverified_host')
         and cast(decided.unit_price_usd as decimal(18, 6)) = decided.provider_price_usd
-        and decided.source = decided.provider_price_source as is_provider_price,
+        and decided.source = decided.provider_price_source, false) as is_provider_price,
     decided.provider_price_usd,
     decided.provider_price_source,
     decided.observed_at,
@@ -162,11 +174,10 @@ select
     decided.is_synthetic,
     decided.run_id,
     decided.parser_version,
-    runs.data_origin,
+    decided.data_origin,
     landed.landing_ref,
     decided.url
 from decided
-left join runs using (run_id, parser_version)
 left join landed
     on landed.run_id = decided.run_id
     and landed.parser_version = decided.parser_version

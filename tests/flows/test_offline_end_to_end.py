@@ -128,7 +128,7 @@ def test_every_analytics_mart_is_built_and_exported_by_date(warehouse):
 SYNTHETIC_INPUTS = {
     "gpu_prices_daily": """
         select m.is_synthetic, bool_or(o.is_synthetic) as expected from marts.gpu_prices_daily m
-        join intermediate.int_offers__market_daily o using (price_date, gpu_id, channel, market, price_per)
+        join intermediate.int_offers__credible_daily o using (price_date, gpu_id, channel, market, price_per)
         group by all""",
     "gpu_prices_by_source_daily": """
         select m.is_synthetic, bool_or(o.is_synthetic) as expected from marts.gpu_prices_by_source_daily m
@@ -156,7 +156,8 @@ SYNTHETIC_INPUTS = {
     "gpu_availability_daily": """
         select m.is_synthetic, bool_or(o.is_synthetic) as expected from marts.gpu_availability_daily m
         join intermediate.int_offers__market_daily o using (price_date, gpu_id, channel, market, provider)
-        where o.price_per = 'gpu_hour' group by all""",
+        where o.price_per = 'gpu_hour' and m.headline_gap is not distinct from o.headline_gap
+        group by m.price_date, m.gpu_id, m.channel, m.market, m.provider, m.headline_gap, m.is_synthetic""",
     "rent_vs_buy_daily": """
         select m.is_synthetic, r.is_synthetic or b.is_synthetic as expected from marts.rent_vs_buy_daily m
         join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)
@@ -186,7 +187,8 @@ def test_observed_prices_stay_exact_decimals_up_to_the_marts(warehouse):
                 ("intermediate.int_offers__market_daily", "unit_price_usd"),
                 ("marts.gpu_prices_daily", "min_price_usd"), ("marts.gpu_prices_daily", "p25_price_usd"),
                 ("marts.gpu_prices_daily", "median_price_usd"),
-                ("marts.gpu_prices_by_source_daily", "median_price_per_gpu_hour_usd"),
+                ("marts.gpu_prices_daily", "median_offer_price_usd"),
+                ("marts.gpu_prices_by_source_daily", "median_offer_price_per_gpu_hour_usd"),
                 ("marts.buy_signals_daily", "price_usd"), ("marts.buy_signals_daily", "trailing_30d_median_usd"),
                 ("marts.rent_vs_buy_daily", "purchase_price_usd"), ("marts.training_cost_daily", "purchase_price_usd"),
                 ("marts.inference_api_prices_daily", "usd_per_million_output_tokens"),
@@ -195,11 +197,11 @@ def test_observed_prices_stay_exact_decimals_up_to_the_marts(warehouse):
     assert not inexact, inexact
     # and the median of an even number of offers is the exact midpoint
     rows = sql_rows(warehouse, """
-        select m.median_price_usd, (select median(unit_price_usd) from intermediate.int_offers__market_daily o
+        select m.median_offer_price_usd, (select median(unit_price_usd) from intermediate.int_offers__credible_daily o
             where o.price_date = m.price_date and o.gpu_id = m.gpu_id and o.channel = m.channel
               and o.market = m.market and o.price_per = m.price_per)::varchar as exact
         from marts.gpu_prices_daily m where offer_count % 2 = 0 limit 20""")
-    assert rows and all(abs(Decimal(r["exact"]) - Decimal(str(r["median_price_usd"]))) <= Decimal("0.0000005")
+    assert rows and all(abs(Decimal(r["exact"]) - Decimal(str(r["median_offer_price_usd"]))) <= Decimal("0.0000005")
                         for r in rows)
 
 
@@ -216,9 +218,12 @@ def test_the_estimate_says_synthetic_exactly_when_the_training_mart_does(warehou
     # (the offline run has no GPU left with a made-up purchase price beside only real rental rows)
     for row in priced:
         assert row["is_synthetic"] == bool(row["rental_is_synthetic"] or row["purchase_is_synthetic"])
-    mixed = next(row for row in priced if row["purchase_is_synthetic"])
+    # (made-up retail pages head no answer: a purchase price may be real while the rentals are made up)
+    mixed = next((row for row in priced if row["purchase_is_synthetic"]), None) \
+        or next(row for row in priced if row["rental_is_synthetic"])
     text = gpuprices(warehouse, "estimate", "--model", "llama-3.1-70b", "--gpu", mixed["gpu_id"]).stdout
-    said = "rental prices, purchase price" if mixed["rental_is_synthetic"] else "purchase price"
+    said = ", ".join(part for part, made_up in (("rental prices", mixed["rental_is_synthetic"]),
+                                                ("purchase price", mixed["purchase_is_synthetic"])) if made_up)
     assert f"(synthetic: {said})" in text
 
 
@@ -541,8 +546,9 @@ def test_euro_prices_get_usd_at_the_ecb_rate_of_their_day(warehouse):
 
 # -- retail (issue 4) --------------------------------------------------------------------------------------------------
 def test_retail_cards_reach_the_market_marts_new_and_used_in_usd(warehouse):
+    # every market's figures (gpu_market_prices_daily: every provider, the made-up pages' prices included)
     markets = {(r["market"], r["gpu_id"]) for r in sql_rows(warehouse, """
-        select distinct market, gpu_id from marts.gpu_prices_daily
+        select distinct market, gpu_id from marts.gpu_market_prices_daily
         where price_per = 'card' and channel = 'retail' and price_date = '2026-05-01'""")}
     assert {("retail_new", "rtx-4090-24gb"), ("retail_new", "h100-pcie-80gb"), ("retail_used", "rtx-3090-24gb"),
             ("retail_used", "h100-pcie-80gb"), ("retail_used", "a100-pcie-80gb")} <= markets
@@ -552,18 +558,20 @@ def test_retail_cards_reach_the_market_marts_new_and_used_in_usd(warehouse):
                                    list(distinct is_synthetic) as flags
                                    from raw.offers where channel = 'retail' group by 1 order by 1""")
     assert flags == [{"imported": False, "flags": [True]}, {"imported": True, "flags": [False]}]
-    # the cheapest new RTX 4090 of the day is the mart's minimum, and street prices replace launch prices
+    # the cheapest new RTX 4090 of the day is the market's minimum; a made-up page's card heads no answer
     cheapest = sql_rows(warehouse, """
-        select min(unit_price_usd) as low from intermediate.int_offers__market_daily
+        select min(unit_price_usd) as low, min(unit_price_usd) filter (where headline_gap is null) as credible
+        from intermediate.int_offers__market_daily
         where gpu_id = 'rtx-4090-24gb' and market = 'retail_new' and price_date = '2026-05-01'""")[0]
     mart = sql_rows(warehouse, """
-        select min_price_usd from marts.gpu_prices_daily where gpu_id = 'rtx-4090-24gb' and market = 'retail_new'
-        and price_date = '2026-05-01'""")[0]
+        select min_price_usd, credible_min_price_usd from marts.gpu_market_prices_daily
+        where gpu_id = 'rtx-4090-24gb' and market = 'retail_new' and price_date = '2026-05-01'""")[0]
     assert float(mart["min_price_usd"]) == pytest.approx(float(cheapest["low"]))
-    # today's street price: the H100 PCIe's used card (eBay's made-up page) is cheaper than its new ones that day
+    assert (mart["credible_min_price_usd"] is None) == (cheapest["credible"] is None)
+    # the H100 PCIe's street prices of the day are all made-up pages': rent vs buy does not take them
     basis = sql_rows(warehouse, """select purchase_price_basis from marts.rent_vs_buy_daily
         where gpu_id = 'h100-pcie-80gb' and price_date = '2026-05-01' limit 1""")
-    assert basis == [{"purchase_price_basis": "street_used"}]
+    assert basis in ([], [{"purchase_price_basis": "launch_price"}])
 
 
 def test_cny_and_eur_card_prices_are_converted_at_their_days_rate(warehouse):

@@ -33,8 +33,8 @@ def offer(provider: str, usd: str, rule: str = "counted", **changes) -> dict:
 
 OFFERS = [offer("a", "2.00"), offer("b", "3.00"), offer("b", "3.50", offer_id="b-2", is_provider_price=False),
           offer("c", "0.20", rule="suspect"), offer("d", "1.00", rule="needs_a_vm", includes_host_vm=False)]
-MART = {"min_price_usd": Decimal("2.000000"), "median_price_usd": Decimal("3.000000"), "offer_count": 3,
-        "provider_count": 2}
+MART = {"min_price_usd": Decimal("2.000000"), "median_price_usd": Decimal("2.500000"),
+        "median_offer_price_usd": Decimal("3.000000"), "offer_count": 3, "provider_count": 2}
 MARKET = {"provider_count": 3, "median_price_usd": Decimal("2.000000"), "credible_min_price_usd": Decimal("2.000000")}
 
 
@@ -49,6 +49,8 @@ def test_every_figure_is_recomputed_from_the_counted_offers_and_the_providers_pr
     got = figures(found)
     assert got["cheapest"]["recomputed"] == Decimal("2.00") and found["cheapest_offer"]["provider"] == "a"
     assert got["median across offers"]["recomputed"] == Decimal("3.00")  # 2.00, 3.00, 3.50
+    # the market median: one price per counted provider (a 2.00, b 3.00 of its two offers)
+    assert got["credible providers' median"]["recomputed"] == Decimal("2.50")
     # one price per provider (a 2.00, b 3.00, c 0.20 suspect): the median 2.00; the credible minimum skips c
     assert got["providers' median"]["recomputed"] == Decimal("2.00")
     assert got["credible minimum"]["recomputed"] == Decimal("2.00")
@@ -62,14 +64,15 @@ def test_a_mart_that_disagrees_with_its_offers_is_a_mismatch():
     assert not found["matches"] and not figures(found)["cheapest"]["matches"]
     # within a micro-dollar is the same figure (the marts keep six decimals)
     close = price_explanation("h100-sxm5-80gb", "on_demand", DAY, OFFERS,
-                              {**MART, "median_price_usd": Decimal("3.0000005")}, MARKET)
+                              {**MART, "median_offer_price_usd": Decimal("3.0000005")}, MARKET)
     assert figures(close)["median across offers"]["matches"]
 
 
 def test_a_unit_conversion_that_does_not_recompute_is_a_mismatch():
     wrong = offer("a", "2.00", price_per_unit=Decimal("1.00"), unit_price_usd=Decimal("1.00"))
     found = price_explanation("h100-sxm5-80gb", "on_demand", DAY, [wrong], {**MART, "min_price_usd": Decimal(1),
-                              "median_price_usd": Decimal(1), "offer_count": 1, "provider_count": 1}, None)
+                              "median_price_usd": Decimal(1), "median_offer_price_usd": Decimal(1), "offer_count": 1,
+                              "provider_count": 1}, None)
     assert not found["conversions_match"] and not found["matches"]
 
 
@@ -94,6 +97,7 @@ def test_a_shared_gpus_count_stored_to_six_decimals_recomputes_exactly():
                   unit_price_usd=Decimal("2.724"))
     found = price_explanation("a10-24gb", "on_demand", DAY, [{**sixth, "gpu_id": "a10-24gb"}],
                               {"min_price_usd": Decimal("2.724"), "median_price_usd": Decimal("2.724"),
-                               "offer_count": 1, "provider_count": 1}, None)
+                               "median_offer_price_usd": Decimal("2.724"), "offer_count": 1, "provider_count": 1},
+                              None)
     assert found["offers"][0]["recomputed_price_per_unit"] == Decimal("2.724000") and found["conversions_match"]
     assert "0.454 USD per instance-hour / 1/6 GPUs" in found["offers"][0]["conversion"]

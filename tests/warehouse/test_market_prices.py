@@ -76,7 +76,9 @@ def plant(source_id: str, observed_at, rows: list[dict]) -> None:
     body = json.dumps([{**row, "price": str(row["price"])} for row in rows]).encode()
     document = RawDocument(url=f"https://planted.test/{source_id}", status=200, body=body, fetched_at=utc_now(),
                            content_type="application/json")
-    run = land(source_id, observed_at, [document], "synthetic")
+    # a recorded-looking page, not a documented-format file of made-up figures (data_origin synthetic), which would
+    # head no answer whatever its price (macros/market_offers.sql headline_gap): the price rules are what is tested
+    run = land(source_id, observed_at, [document], "stale_capture")
     assert ingest(PlantedSource(source_id), run, "test", utc_now()).status == "loaded"
 
 
