@@ -17,24 +17,9 @@ import polars as pl
 
 from analytics import price_history
 
+# created with the other tables (warehouse/schema.py)
 VERDICTS_TABLE = "meta.buy_verdicts"
 BACKTEST_TABLE = "meta.buy_signal_backtest"
-VERDICTS_DDL = f"""CREATE TABLE IF NOT EXISTS {VERDICTS_TABLE} (
-    gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, price_per VARCHAR NOT NULL, as_of DATE NOT NULL,
-    price_usd DECIMAL(18, 6) NOT NULL, buy_now BOOLEAN NOT NULL, days_of_history INTEGER NOT NULL,
-    backtest JSON, is_synthetic BOOLEAN NOT NULL, sources VARCHAR[] NOT NULL, PRIMARY KEY (gpu_id, market))"""
-BACKTEST_DDL = f"""CREATE TABLE IF NOT EXISTS {BACKTEST_TABLE} (
-    window_days INTEGER NOT NULL PRIMARY KEY, report JSON NOT NULL, is_synthetic BOOLEAN NOT NULL)"""
-
-
-def create_tables(connection) -> None:
-    """The tables the views marts.buy_verdicts / marts.buy_signal_backtest read: they exist (empty) before the first
-    dbt build."""
-    connection.execute("CREATE SCHEMA IF NOT EXISTS meta")
-    connection.execute(VERDICTS_DDL)
-    connection.execute(BACKTEST_DDL)
-
-
 def _json(value) -> str:
     """JSON of a verdict's or report's figures: shares as numbers, money as exact text, days as ISO dates."""
     def plain(item):
@@ -49,7 +34,6 @@ def _json(value) -> str:
 def write_marts(connection, found_series: list, window: int = 30) -> int:
     """Both tables rewritten whole from every series of the warehouse as it is now (a series gone is gone).
     Returns the verdicts written."""
-    create_tables(connection)
     verdicts = price_history.verdicts(None, window, found_series=found_series)
     report = price_history.backtest_report(None, window, found_series=found_series)
     rows = pl.DataFrame(  # noqa: F841 (read by the SQL below)

@@ -180,6 +180,33 @@ RAW_TABLES = {
         path        VARCHAR NOT NULL,
         PRIMARY KEY (run_id, document_index)
     """,
+    # The tables of the series marts: Python writes them from whole price series after each build (flows/
+    # series_marts.py: analytics/outlook.py, analytics/buy_verdicts.py), dbt shows them as the views
+    # marts.gpu_price_outlook_daily, gpu_price_outlook_scores, buy_verdicts and buy_signal_backtest. They exist
+    # (empty) before the first build creates the views.
+    "meta.gpu_price_outlooks": """
+        price_date DATE NOT NULL, gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, horizon_days INTEGER NOT NULL,
+        price_usd DOUBLE NOT NULL, prob_drop_5pct DOUBLE NOT NULL, prob_drop_10pct DOUBLE NOT NULL,
+        p10_price_usd DOUBLE NOT NULL, p50_price_usd DOUBLE NOT NULL, p90_price_usd DOUBLE NOT NULL,
+        expected_low_usd DOUBLE NOT NULL, days_of_history INTEGER NOT NULL, is_synthetic BOOLEAN NOT NULL,
+        PRIMARY KEY (price_date, gpu_id, market, horizon_days)
+    """,
+    "meta.gpu_price_outlook_scores": """
+        gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, horizon_days INTEGER NOT NULL, as_of DATE NOT NULL,
+        days_of_history INTEGER NOT NULL, scored_days INTEGER NOT NULL, first_scored_date DATE, last_scored_date DATE,
+        drop_5pct_brier DOUBLE, drop_5pct_brier_climatology DOUBLE, drop_5pct_skill DOUBLE,
+        drop_10pct_brier DOUBLE, drop_10pct_brier_climatology DOUBLE, drop_10pct_skill DOUBLE,
+        interval_80_coverage DOUBLE, quantile_loss DOUBLE, quantile_loss_naive DOUBLE, quantile_skill DOUBLE,
+        is_synthetic BOOLEAN NOT NULL, PRIMARY KEY (gpu_id, market, horizon_days)
+    """,
+    "meta.buy_verdicts": """
+        gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, price_per VARCHAR NOT NULL, as_of DATE NOT NULL,
+        price_usd DECIMAL(18, 6) NOT NULL, buy_now BOOLEAN NOT NULL, days_of_history INTEGER NOT NULL,
+        backtest JSON, is_synthetic BOOLEAN NOT NULL, sources VARCHAR[] NOT NULL, PRIMARY KEY (gpu_id, market)
+    """,
+    "meta.buy_signal_backtest": """
+        window_days INTEGER NOT NULL PRIMARY KEY, report JSON NOT NULL, is_synthetic BOOLEAN NOT NULL
+    """,
 }
 
 
