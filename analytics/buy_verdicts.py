@@ -18,33 +18,14 @@ from decimal import Decimal
 import polars as pl
 
 from analytics import price_history
+from warehouse import schema
 
 VERDICTS_TABLE = "meta.buy_verdicts"
 BACKTEST_TABLE = "meta.buy_signal_backtest"
-VERDICTS_DDL = f"""CREATE TABLE IF NOT EXISTS {VERDICTS_TABLE} (
-    gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, series_key VARCHAR NOT NULL, series_kind VARCHAR NOT NULL,
-    series_label VARCHAR NOT NULL, provider VARCHAR, panel_id VARCHAR, panel_providers VARCHAR[],
-    panel_start DATE NOT NULL, price_per VARCHAR NOT NULL, as_of DATE NOT NULL,
-    price_usd DECIMAL(18, 6) NOT NULL, buy_now BOOLEAN NOT NULL, days_of_history INTEGER NOT NULL,
-    backtest JSON, is_synthetic BOOLEAN NOT NULL, sources VARCHAR[] NOT NULL, PRIMARY KEY (gpu_id, market, series_key))"""
 VERDICT_COLUMNS = ("gpu_id", "market", "series_key", "series_kind", "series_label", "provider", "panel_id",
                    "panel_providers", "panel_start", "price_per", "as_of", "price_usd", "buy_now", "days_of_history",
                    "is_synthetic", "sources")
-BACKTEST_DDL = f"""CREATE TABLE IF NOT EXISTS {BACKTEST_TABLE} (
-    window_days INTEGER NOT NULL PRIMARY KEY, report JSON NOT NULL, is_synthetic BOOLEAN NOT NULL)"""
 
-
-def create_tables(connection) -> None:
-    """The tables the views marts.buy_verdicts / marts.buy_signal_backtest read: they exist (empty) before the first
-    dbt build."""
-    connection.execute("CREATE SCHEMA IF NOT EXISTS meta")
-    columns = {name for (name,) in connection.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'meta' AND table_name = 'buy_verdicts'"
-    ).fetchall()}
-    if columns and "series_key" not in columns:  # one verdict per GPU and market before issue 40: rewritten whole anyway
-        connection.execute(f"DROP TABLE {VERDICTS_TABLE}")
-    connection.execute(VERDICTS_DDL)
-    connection.execute(BACKTEST_DDL)
 
 
 def _json(value) -> str:
@@ -61,7 +42,7 @@ def _json(value) -> str:
 def write_marts(connection, found_series: list | None = None, window: int = 30) -> int:
     """Both tables rewritten whole from every series of the warehouse as it is now (a series gone is gone; by default
     price_history.panel_series: one provider's or one constant panel's). Returns the verdicts written."""
-    create_tables(connection)
+    schema.create_series_tables(connection)  # the tables' DDL lives with the others'
     if found_series is None:
         found_series = price_history.panel_series(connection)
     verdicts = price_history.verdicts(None, window, found_series=found_series)

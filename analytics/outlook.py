@@ -42,6 +42,7 @@ from pathlib import Path
 import polars as pl
 
 from analytics import outlook_features, outlook_fit
+from warehouse import schema
 
 DEFAULT_HORIZON_DAYS = 30
 MIN_HISTORY_DAYS = 60  # a series has an outlook from its 60th day on (index 59): the features need two months
@@ -533,32 +534,8 @@ def series_scores(found_series: list, horizon: int = DEFAULT_HORIZON_DAYS, model
 # (models/marts/gpu_price_outlook_daily.yml describes the columns).
 TABLE = "meta.gpu_price_outlooks"
 MART = "marts.gpu_price_outlook_daily"
-TABLE_DDL = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
-    price_date DATE NOT NULL, gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, provider VARCHAR NOT NULL,
-    horizon_days INTEGER NOT NULL,
-    price_usd DOUBLE NOT NULL, prob_drop_5pct DOUBLE NOT NULL, prob_drop_10pct DOUBLE NOT NULL,
-    p10_price_usd DOUBLE NOT NULL, p50_price_usd DOUBLE NOT NULL, p90_price_usd DOUBLE NOT NULL,
-    expected_low_usd DOUBLE NOT NULL, days_of_history INTEGER NOT NULL, kind VARCHAR NOT NULL,
-    basis VARCHAR NOT NULL, basis_note VARCHAR NOT NULL, days_unchanged INTEGER NOT NULL, is_synthetic BOOLEAN NOT NULL,
-    PRIMARY KEY (price_date, gpu_id, market, provider, horizon_days))"""
 
 
-def _create(connection, table: str, ddl: str) -> None:
-    """Create a table Python writes; one written under an earlier layout (without `provider`: before issue 40) is
-    dropped first: it holds only what the next write computes again."""
-    connection.execute("CREATE SCHEMA IF NOT EXISTS meta")
-    schema, name = table.split(".")
-    columns = {row[0] for row in connection.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
-        [schema, name]).fetchall()}
-    if columns and "provider" not in columns:
-        connection.execute(f"DROP TABLE {table}")
-    connection.execute(ddl)
-
-
-def create_table(connection) -> None:
-    """The table the mart's view reads: it exists (empty) before the first dbt build creates the view."""
-    _create(connection, TABLE, TABLE_DDL)
 
 
 def write_mart(connection, found_series: list, every_day: bool = False, horizon: int = DEFAULT_HORIZON_DAYS,
@@ -568,7 +545,7 @@ def write_mart(connection, found_series: list, every_day: bool = False, horizon:
     outlook --rebuild`). Each day's row comes from the prices of its segment up to that day only (`outlooks`); the
     days it computes again lose a row they no longer have (a day within MIN_HISTORY_DAYS after a long gap).
     found_series: every series of the warehouse (analytics.price_history.series). Returns the rows written."""
-    create_table(connection)
+    schema.create_series_tables(connection)  # the tables' DDL lives with the others'
     rows, stale = [], []
     for found in found_series:
         bounds = segment_bounds(found)
@@ -598,7 +575,7 @@ def write_mart(connection, found_series: list, every_day: bool = False, horizon:
     return len(rows)
 
 
-# Each series' own backtested figures, written beside the outlook by the same stage (warehouse/build.write_series_marts);
+# Each series' own backtested figures, written beside the outlook by the same stage (flows/series_marts.py);
 # dbt shows it as the view marts.gpu_price_outlook_scores (models/marts/gpu_price_outlook_scores.yml): the pages
 # read the figures there, they do not score the model themselves.
 SCORES_TABLE = "meta.gpu_price_outlook_scores"
@@ -611,26 +588,14 @@ SCORE_COLUMNS = {
     "interval_80_coverage": pl.Float64, "quantile_loss": pl.Float64, "quantile_loss_naive": pl.Float64,
     "quantile_skill": pl.Float64, "is_synthetic": pl.Boolean,
 }
-SCORES_DDL = f"""CREATE TABLE IF NOT EXISTS {SCORES_TABLE} (
-    gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, provider VARCHAR NOT NULL, horizon_days INTEGER NOT NULL,
-    as_of DATE NOT NULL,
-    days_of_history INTEGER NOT NULL, scored_days INTEGER NOT NULL, first_scored_date DATE, last_scored_date DATE,
-    drop_5pct_brier DOUBLE, drop_5pct_brier_climatology DOUBLE, drop_5pct_skill DOUBLE,
-    drop_10pct_brier DOUBLE, drop_10pct_brier_climatology DOUBLE, drop_10pct_skill DOUBLE,
-    interval_80_coverage DOUBLE, quantile_loss DOUBLE, quantile_loss_naive DOUBLE, quantile_skill DOUBLE,
-    is_synthetic BOOLEAN NOT NULL, PRIMARY KEY (gpu_id, market, provider, horizon_days))"""
 
-
-def create_scores_table(connection) -> None:
-    """The table the view marts.gpu_price_outlook_scores reads: it exists (empty) before the first dbt build."""
-    _create(connection, SCORES_TABLE, SCORES_DDL)
 
 
 def write_scores(connection, found_series: list, horizon: int = DEFAULT_HORIZON_DAYS) -> int:
     """marts.gpu_price_outlook_scores: every series with an outlook and its own backtested figures (series_scores)
     on the warehouse as it is now; the horizon's rows are replaced whole (a series gone is gone). Returns the rows
     written."""
-    create_scores_table(connection)
+    schema.create_series_tables(connection)
     rows = []
     for one in series_scores(found_series, horizon):
         rows.append({**{name: one[name] for name in ("gpu_id", "market", "provider", "horizon_days", "as_of",

@@ -32,6 +32,7 @@ from dashboards.build import build as build_site  # noqa: E402
 from dashboards.build import site_root  # noqa: E402
 from dashboards.data import load as load_dashboard_data  # noqa: E402
 from flows.scale_out import host_tags, shard_sources, this_runs_records  # noqa: E402
+from flows.series_marts import write_series_marts  # noqa: E402
 from scrapers.errors import FetchError, SourceError  # noqa: E402
 from scrapers.http import HttpClient, HttpSettings  # noqa: E402
 from scrapers.registry import all_sources, source_by_id  # noqa: E402
@@ -46,7 +47,6 @@ from scrapers.replay import (  # noqa: E402
 )
 from warehouse import db  # noqa: E402
 from warehouse.build import build as dbt_build  # noqa: E402
-from warehouse.build import write_series_marts  # noqa: E402
 from warehouse.export import export_marts  # noqa: E402
 from warehouse.histories import load_bundled_histories  # noqa: E402
 from warehouse.incidents import evaluate as evaluate_incidents  # noqa: E402

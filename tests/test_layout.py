@@ -99,6 +99,26 @@ def test_the_cycle_check_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+# The floors, lowest first: a module imports from its own floor or below, never above (the flow calls the build and
+# then the analyses; the store never runs an analysis). dev/ stands above them all.
+FLOORS = ("config", "scrapers", "warehouse", "analytics", "dashboards", "flows", "dev")
+
+
+def arrows_back_up(graph: dict[str, set[str]]) -> list[str]:
+    floor = {package: level for level, package in enumerate(FLOORS)}
+    return sorted(f"{module} -> {target}" for module, targets in graph.items() for target in targets
+                  if floor[target.split(".")[0]] > floor[module.split(".")[0]])
+
+
+def test_no_import_runs_back_up_the_floors():
+    assert arrows_back_up(project_graph()) == []
+
+
+def test_the_floor_check_finds_an_arrow_back_up():
+    assert arrows_back_up({"warehouse.build": {"analytics.outlook", "warehouse.db"}, "flows.daily": {"warehouse.db"}}
+                          ) == ["warehouse.build -> analytics.outlook"]
+
+
 def test_no_private_names_imported_across_modules():
     offenders = [
         f"{path.relative_to(ROOT)}:{node.lineno} {module}.{name}"

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import yaml
 
-from analytics import buy_verdicts, outlook
-from analytics.price_history import outlook_series
 from config import settings
 from config.settings import PROJECT_ROOT, data_home
 from scrapers.gpu_names import resolve_gpu_id
@@ -216,22 +214,6 @@ def _copy_quietly(source: Path, target: Path, only_if_missing: bool = False) -> 
         pass
 
 
-def write_series_marts(plan: BuildPlan) -> int:
-    """The marts Python writes from whole price series after a build (the daily run's `outlook` stage, after
-    `build`): marts.gpu_price_outlook_daily (analytics/outlook.py) for the days the build rewrote of every series, or
-    only each series' latest day after a full rebuild (`gpuprices outlook --rebuild`: every day); beside it
-    marts.gpu_price_outlook_scores (each series' own backtested figures), and the buy signal's marts.buy_verdicts and
-    marts.buy_signal_backtest (analytics/buy_verdicts.py, per provider or constant-panel series). It reads every
-    series' whole history once, so unlike the incremental build its cost grows with the history
-    (docs/operations.md#benchmarks). Returns the outlook rows written."""
-    with db.connect() as connection:
-        since = None if plan.full_refresh or not plan.rebuild_dates else min(plan.rebuild_dates)
-        per_panel = outlook_series(connection)  # retail markets and each provider's own rentals (issue 40)
-        written = outlook.write_mart(connection, per_panel, since=since)
-        outlook.write_scores(connection, per_panel)
-        buy_verdicts.write_marts(connection)  # its own series: one provider's or one constant panel's (issue 40)
-        return written
-
 
 def load_dbt_in_background() -> threading.Thread:
     """Import dbt (2-3 s of Python) on a thread while the caller does work that is mostly native (polars, DuckDB)
@@ -287,9 +269,6 @@ def build(select: str | None = None, dbt_vars: str | None = None, full_refresh: 
         plan = plan_build(connection, full_refresh, overrides)
         refresh_gpu_name_matches(connection, None if plan.full_refresh else plan.rebuild_dates)
         drop_retired_models(connection)
-        outlook.create_table(connection)  # what the view marts.gpu_price_outlook_daily reads
-        outlook.create_scores_table(connection)  # and marts.gpu_price_outlook_scores
-        buy_verdicts.create_tables(connection)  # and marts.buy_verdicts, marts.buy_signal_backtest
         started_at = utc_now()
         work = data_home() / "dbt"
         # the formulas' unit tests check the models' SQL, not the day's data: the test suite runs them (run_unit_tests)

@@ -229,6 +229,7 @@ def create_raw_schema(connection) -> None:
         connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
     for table, columns in RAW_TABLES.items():
         connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
+    create_series_tables(connection)
     # Columns added after a table was first created: warehouses made before them gain the column (NULL in old rows).
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS price_per_unit DECIMAL(18, 6)")
     connection.execute("ALTER TABLE raw.offers ADD COLUMN IF NOT EXISTS via VARCHAR")
@@ -270,3 +271,51 @@ def _move_legacy_unit_prices(connection) -> None:
     for column in DROPPED_OFFER_COLUMNS:
         if column in present:
             connection.execute(f"ALTER TABLE raw.offers DROP COLUMN {column}")
+
+
+# The tables of the series marts: Python writes them from whole price series after each build (flows/series_marts.py:
+# analytics/outlook.py, analytics/buy_verdicts.py); dbt shows them as the views marts.gpu_price_outlook_daily,
+# gpu_price_outlook_scores, buy_verdicts and buy_signal_backtest. They exist (empty) before the first build.
+SERIES_TABLES = {
+    "meta.gpu_price_outlooks": """
+    price_date DATE NOT NULL, gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, provider VARCHAR NOT NULL,
+    horizon_days INTEGER NOT NULL,
+    price_usd DOUBLE NOT NULL, prob_drop_5pct DOUBLE NOT NULL, prob_drop_10pct DOUBLE NOT NULL,
+    p10_price_usd DOUBLE NOT NULL, p50_price_usd DOUBLE NOT NULL, p90_price_usd DOUBLE NOT NULL,
+    expected_low_usd DOUBLE NOT NULL, days_of_history INTEGER NOT NULL, kind VARCHAR NOT NULL,
+    basis VARCHAR NOT NULL, basis_note VARCHAR NOT NULL, days_unchanged INTEGER NOT NULL, is_synthetic BOOLEAN NOT NULL,
+    PRIMARY KEY (price_date, gpu_id, market, provider, horizon_days)""",
+    "meta.gpu_price_outlook_scores": """
+    gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, provider VARCHAR NOT NULL, horizon_days INTEGER NOT NULL,
+    as_of DATE NOT NULL,
+    days_of_history INTEGER NOT NULL, scored_days INTEGER NOT NULL, first_scored_date DATE, last_scored_date DATE,
+    drop_5pct_brier DOUBLE, drop_5pct_brier_climatology DOUBLE, drop_5pct_skill DOUBLE,
+    drop_10pct_brier DOUBLE, drop_10pct_brier_climatology DOUBLE, drop_10pct_skill DOUBLE,
+    interval_80_coverage DOUBLE, quantile_loss DOUBLE, quantile_loss_naive DOUBLE, quantile_skill DOUBLE,
+    is_synthetic BOOLEAN NOT NULL, PRIMARY KEY (gpu_id, market, provider, horizon_days)""",
+    "meta.buy_verdicts": """
+    gpu_id VARCHAR NOT NULL, market VARCHAR NOT NULL, series_key VARCHAR NOT NULL, series_kind VARCHAR NOT NULL,
+    series_label VARCHAR NOT NULL, provider VARCHAR, panel_id VARCHAR, panel_providers VARCHAR[],
+    panel_start DATE NOT NULL, price_per VARCHAR NOT NULL, as_of DATE NOT NULL,
+    price_usd DECIMAL(18, 6) NOT NULL, buy_now BOOLEAN NOT NULL, days_of_history INTEGER NOT NULL,
+    backtest JSON, is_synthetic BOOLEAN NOT NULL, sources VARCHAR[] NOT NULL, PRIMARY KEY (gpu_id, market, series_key)""",
+    "meta.buy_signal_backtest": """
+    window_days INTEGER NOT NULL PRIMARY KEY, report JSON NOT NULL, is_synthetic BOOLEAN NOT NULL""",
+}
+# a column each table has had since its series became one provider's or one constant panel's (issue 40): a table
+# without it holds only what the next write computes again, and is dropped
+SERIES_TABLES_LAYOUT_COLUMN = {"meta.gpu_price_outlooks": "provider", "meta.gpu_price_outlook_scores": "provider",
+                               "meta.buy_verdicts": "series_key"}
+
+
+def create_series_tables(connection) -> None:
+    connection.execute("CREATE SCHEMA IF NOT EXISTS meta")
+    for table, columns in SERIES_TABLES.items():
+        schema, name = table.split(".")
+        found = {row[0] for row in connection.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
+            [schema, name]).fetchall()}
+        wanted = SERIES_TABLES_LAYOUT_COLUMN.get(table)
+        if found and wanted and wanted not in found:
+            connection.execute(f"DROP TABLE {table}")
+        connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")

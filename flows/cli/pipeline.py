@@ -13,6 +13,7 @@ from pathlib import Path
 from flows.cli.common import UsageError, duration, one_line, print_json_line, source_list, yaml_mapping
 from flows.scale_out import apply_limits, concurrency_limits
 from flows.schedule import Schedule, ScheduleError, serve
+from flows.series_marts import write_series_marts
 from scrapers.errors import SourceError
 from scrapers.http import HttpClient
 from scrapers.registry import all_sources
@@ -20,7 +21,7 @@ from scrapers.replay import ReplayRangeError, check_replay_range, load_recording
 from warehouse import db
 from warehouse.backfill import GitError, backfill_ecb, backfill_skypilot
 from warehouse.build import build as dbt_build
-from warehouse.build import run_unit_tests, write_series_marts
+from warehouse.build import run_unit_tests
 from warehouse.export import export_marts
 from warehouse.pipeline import fetch_only, ingest_landed_runs, parse_file
 from warehouse.report import progress

@@ -11,6 +11,7 @@ import duckdb
 
 from analytics import buy_verdicts, price_history
 from analytics.price_history import PriceSeries
+from warehouse.schema import create_raw_schema
 
 
 def wave(days: int, phase: float, base: str = "1500") -> list[Decimal]:
@@ -43,6 +44,7 @@ def test_the_stored_verdicts_and_backtest_are_what_price_history_computes():
     expected_verdicts = price_history.verdicts(None, found_series=found)
     expected_report = price_history.backtest_report(None, found_series=found)
     with duckdb.connect() as connection:
+        create_raw_schema(connection)  # the tables the series marts are written to, as the warehouse has them
         assert buy_verdicts.write_marts(connection, found) == 3
         marts_over(connection)
         stored = {(v["gpu_id"], v["market"]): v for v in buy_verdicts.read_verdicts(connection)}
@@ -66,6 +68,7 @@ def test_the_stored_verdicts_and_backtest_are_what_price_history_computes():
 
 def test_a_new_write_replaces_both_tables_whole():
     with duckdb.connect() as connection:
+        create_raw_schema(connection)  # the tables the series marts are written to, as the warehouse has them
         buy_verdicts.write_marts(connection, [series("rtx-4090-24gb", "retail_new", 200, 0.0),
                                               series("rtx-3090-24gb", "retail_new", 200, 2.0)])
         buy_verdicts.write_marts(connection, [series("rtx-4090-24gb", "retail_new", 201, 0.0)])

@@ -12,6 +12,7 @@ import pytest
 
 from analytics import outlook
 from analytics.price_history import PriceSeries
+from warehouse.schema import create_raw_schema
 
 
 def test_brier_skill_coverage_and_pinball_on_hand_worked_numbers():
@@ -208,6 +209,7 @@ def test_the_scores_mart_holds_each_series_own_backtest_as_backtest_outlook_repo
     found = [long_one, other, short, too_short]
     report = outlook.backtest_report(found)
     with duckdb.connect() as connection:
+        create_raw_schema(connection)  # the tables the series marts are written to, as the warehouse has them
         assert outlook.write_scores(connection, found) == 3  # the 40-day series has no outlook
         stored = {(r[0], r[1]): dict(zip([c[0] for c in connection.description], r, strict=True)) for r in
                   connection.execute(f"SELECT * FROM {outlook.SCORES_TABLE}").fetchall()}

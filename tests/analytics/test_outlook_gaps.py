@@ -15,6 +15,7 @@ import pytest
 
 from analytics import outlook, price_history
 from analytics.price_history import PriceSeries
+from warehouse.schema import create_raw_schema
 
 START = date(2023, 1, 1)
 GAP_DAYS = 200
@@ -141,7 +142,7 @@ def test_the_mart_drops_a_row_it_no_longer_has_and_writes_none_after_the_gap():
     found = gapped(200, 30)
     resume = START + timedelta(days=199 + GAP_DAYS)
     with duckdb.connect() as connection:
-        outlook.create_table(connection)
+        create_raw_schema(connection)  # the table the outlook writes, with the others
         for day in (found.days[-1], resume + timedelta(days=5)):  # rows an older build wrote across the gap
             connection.execute(f"INSERT INTO {outlook.TABLE} VALUES (?, 'h100-sxm5-80gb', 'on_demand', 'any', 30, 1, "
                                "0.5, 0.5, 1, 1, 1, 1, 300, 'rental_list', 'model', '', 0, false)", [day])

@@ -34,6 +34,7 @@ from dashboards.data import (
     read_outlooks,
 )
 from warehouse.markets import MARKETS
+from warehouse.schema import create_raw_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = re.compile(r'<script type="application/json" id="(spec-[^"]+)">(.*?)</script>', re.S)
@@ -90,9 +91,10 @@ def marts():
     """The outlook marts as the build leaves them: written by analytics.outlook, shown by views in marts (what
     models/marts/gpu_price_outlook_daily.sql and gpu_price_outlook_scores.sql are)."""
     connection = duckdb.connect()
+    create_raw_schema(connection)  # the tables the series marts are written to, as the warehouse has them
     outlook.write_mart(connection, SERIES)
     outlook.write_scores(connection, SERIES)
-    connection.execute("CREATE SCHEMA marts")
+    connection.execute("CREATE SCHEMA IF NOT EXISTS marts")
     connection.execute(f"CREATE VIEW {outlook.MART} AS SELECT * FROM {outlook.TABLE}")
     connection.execute(f"CREATE VIEW {outlook.SCORES_MART} AS SELECT * FROM {outlook.SCORES_TABLE}")
     # one series' 10% skill made negative and one's 5% skill undefined: the pages must say what the mart says

@@ -7,7 +7,6 @@ from types import SimpleNamespace
 
 import duckdb
 
-import warehouse.build
 import warehouse.db
 from warehouse import db
 from warehouse.build import build
@@ -33,7 +32,6 @@ def test_dbt_runs_under_the_bound_and_again_without_it_when_it_runs_out(home, mo
             return SimpleNamespace(success=True, exception=None, result=SimpleNamespace(results=[]))
 
     monkeypatch.setattr("dbt.cli.main.dbtRunner", OutOfMemoryOnce)
-    monkeypatch.setattr(warehouse.build, "price_series", lambda connection: [])
     build()
     with db.connect() as connection:
         default = connection.execute("SELECT current_setting('memory_limit')").fetchone()[0]
@@ -72,7 +70,6 @@ def test_a_large_warehouse_builds_with_duckdbs_own_limit(home, monkeypatch):
             return SimpleNamespace(success=True, exception=None, result=SimpleNamespace(results=[]))
 
     monkeypatch.setattr("dbt.cli.main.dbtRunner", Recording)
-    monkeypatch.setattr(warehouse.build, "price_series", lambda connection: [])
     monkeypatch.setattr(warehouse.db, "MEMORY_BOUND_UP_TO_OFFERS", -1)  # any warehouse is large
     build()
     with db.connect() as connection:

@@ -21,7 +21,6 @@ import duckdb
 import pytest
 from conftest import ROOT
 
-import warehouse.build
 from warehouse import db
 from warehouse.build import build
 from warehouse.imports import import_prices
@@ -39,7 +38,6 @@ def fake_dbt(monkeypatch):
             return SimpleNamespace(success=True, exception=None)
 
     monkeypatch.setattr(dbt.cli.main, "dbtRunner", SucceedingRunner)
-    monkeypatch.setattr(warehouse.build, "price_series", lambda connection: [])
 
 
 def write_history(path, day: str, price: str) -> None:
