@@ -88,7 +88,7 @@ def price_rows(found: PriceSeries) -> list[dict]:
 @pytest.fixture(scope="module")
 def marts():
     """The outlook marts as the build leaves them: written by analytics.outlook, shown by views in marts (what
-    models/marts/gpu_price_outlook_daily.sql and gpu_price_outlook_scores.sql are)."""
+    models/models/marts/gpu_price_outlook_daily.sql and gpu_price_outlook_scores.sql are)."""
     connection = duckdb.connect()
     outlook.write_mart(connection, SERIES)
     outlook.write_scores(connection, SERIES)
