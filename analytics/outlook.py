@@ -531,7 +531,7 @@ def series_scores(found_series: list, horizon: int = DEFAULT_HORIZON_DAYS, model
 
 
 # Written here, by Python, after each dbt build; dbt shows it as the view marts.gpu_price_outlook_daily
-# (models/marts/gpu_price_outlook_daily.yml describes the columns).
+# (models/models/marts/gpu_price_outlook_daily.yml describes the columns).
 TABLE = "meta.gpu_price_outlooks"
 MART = "marts.gpu_price_outlook_daily"
 
@@ -576,7 +576,7 @@ def write_mart(connection, found_series: list, every_day: bool = False, horizon:
 
 
 # Each series' own backtested figures, written beside the outlook by the same stage (flows/series_marts.py);
-# dbt shows it as the view marts.gpu_price_outlook_scores (models/marts/gpu_price_outlook_scores.yml): the pages
+# dbt shows it as the view marts.gpu_price_outlook_scores (models/models/marts/gpu_price_outlook_scores.yml): the pages
 # read the figures there, they do not score the model themselves.
 SCORES_TABLE = "meta.gpu_price_outlook_scores"
 SCORES_MART = "marts.gpu_price_outlook_scores"

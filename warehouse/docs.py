@@ -60,10 +60,10 @@ TABLE_CATEGORICAL_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
 @functools.cache
 def yaml_accepted_values() -> dict[tuple[str, str], tuple[str, ...]]:
     """(mart, column) -> the values its YAML allows: the accepted_values of the model's column_values data test
-    (models/marts/*.yml and models/monitoring/*.yml, macros/test_column_values.sql)."""
+    (models/models/marts/*.yml and models/models/monitoring/*.yml, macros/test_column_values.sql)."""
     found = {}
-    for path in sorted([*(PROJECT_ROOT / "models" / "marts").glob("*.yml"),
-                        *(PROJECT_ROOT / "models" / "monitoring").glob("*.yml")]):
+    for path in sorted([*(PROJECT_ROOT / "models" / "models" / "marts").glob("*.yml"),
+                        *(PROJECT_ROOT / "models" / "models" / "monitoring").glob("*.yml")]):
         for model in (yaml.safe_load(path.read_text()) or {}).get("models", []):
             for test in model.get("data_tests", []):
                 if isinstance(test, dict) and "column_values" in test:

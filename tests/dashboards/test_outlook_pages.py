@@ -89,7 +89,7 @@ def price_rows(found: PriceSeries) -> list[dict]:
 @pytest.fixture(scope="module")
 def marts():
     """The outlook marts as the build leaves them: written by analytics.outlook, shown by views in marts (what
-    models/marts/gpu_price_outlook_daily.sql and gpu_price_outlook_scores.sql are)."""
+    models/models/marts/gpu_price_outlook_daily.sql and gpu_price_outlook_scores.sql are)."""
     connection = duckdb.connect()
     create_raw_schema(connection)  # the tables the series marts are written to, as the warehouse has them
     outlook.write_mart(connection, SERIES)

@@ -455,7 +455,7 @@ def test_every_model_and_column_is_described_in_the_yaml_beside_it(warehouse):
     import yaml
 
     documented, described_models = {}, set()
-    for sql in [*(ROOT / "models").glob("*/*.sql"), *(ROOT / "models" / "seeds").glob("*.csv")]:
+    for sql in [*(ROOT / "models" / "models").glob("*/*.sql"), *(ROOT / "models" / "seeds").glob("*.csv")]:
         if sql.parent.name in ("macros", "tests"):
             continue
         beside = sql.with_suffix(".yml")

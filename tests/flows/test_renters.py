@@ -1,6 +1,6 @@
 """Renters on the README's offline warehouse: `gpuprices estimate --term 1y|3y` prices a run at the day's cheapest
 credible commitment, and the renter marts (spot_discount_daily, commitment_outcomes) hold the real GCP list-price
-history the offline run imports. The marts' formulas are the dbt unit tests of models/marts/*.yml."""
+history the offline run imports. The marts' formulas are the dbt unit tests of models/models/marts/*.yml."""
 
 from __future__ import annotations
 

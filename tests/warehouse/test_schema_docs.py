@@ -43,6 +43,6 @@ def test_the_values_the_code_names_agree_with_the_models_accepted_values_tests()
         if declared is not None:
             assert set(declared) == set(values), (table, column)
     # the staging model tests the data_origin values the offers mart passes on
-    staging = yaml.safe_load((ROOT / "models" / "staging" / "stg_raw__ingest_runs.yml").read_text())
+    staging = yaml.safe_load((ROOT / "models" / "models" / "staging" / "stg_raw__ingest_runs.yml").read_text())
     test = next(t["column_values"] for t in staging["models"][0]["data_tests"] if "column_values" in t)
     assert test["arguments"]["accepted_values"]["data_origin"] == list(CATEGORICAL_VALUES["data_origin"])

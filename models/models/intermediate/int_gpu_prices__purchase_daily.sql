@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- What buying one GPU costs each day, and where the figure comes from (its date, its source):
 -- - a card (PCIe, consumer, workstation): today's street price, the newest credible retail price on or before the day,
 --   new or used (the market mart's credible minimum per market, marts.gpu_market_prices_daily: the market's rules

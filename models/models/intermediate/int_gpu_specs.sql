@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- Researched specs with the figures the estimates need, named by unit. Only dense tensor figures.
 with specs as (
     select * from {{ ref('gpu_specs') }}

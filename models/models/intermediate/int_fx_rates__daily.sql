@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- USD per one unit of each currency, per ECB rate date: the ECB quotes everything per EUR, so
 -- USD per unit of X = (USD per EUR) / (X per EUR); EUR itself is USD per EUR. Rates from loaded runs only;
 -- a rate seen by several runs (the daily file, a history backfill) counts once, from its latest observation.

@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- What renting costs beyond the GPU-hours, per provider, from its published price page (seed published_rental_costs:
 -- each figure with the page, its capture date and the words it was read from), in one unit each: storage in USD per
 -- TB-month and egress in USD per TB (TB = 10^12 bytes; a GiB is 1.073741824 GB; a month 730 hours, as the price

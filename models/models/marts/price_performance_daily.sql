@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- Compute, memory and bandwidth per dollar each day, from dense spec figures only (sparse figures never enter):
 -- for rentals per dollar of GPU-hour (TFLOPS-hours per USD), for cards per dollar of card (TFLOPS per USD).
 with prices as (

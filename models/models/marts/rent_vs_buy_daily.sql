@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- Per GPU and day: how many months of renting (cheapest and median on-demand) cost as much as buying the GPU and
 -- powering it, at the configured utilization. NULL months: renting costs no more than the power alone. The purchase
 -- side is today's price with its date and source (int_gpu_prices__purchase_daily: a card's newest street price, new

@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- A chained Jevons price index per GPU and market: 100 on the series' first day, then each day moves by the
 -- geometric mean of the providers' matched price relatives (gpu_price_relatives_daily: one per provider, equal
 -- weights, as price statisticians build an elementary index). A provider appearing or failing is no price move;

@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- What paying per token costs, day by day: each price list's prices of its last loaded run of the UTC day, in USD
 -- per million input (prompt) and output (completion) tokens, with the reference model each listed model is
 -- (seeds/api_model_aliases.csv; NULL for a model that is none of ours). A price list with no loaded run on a day

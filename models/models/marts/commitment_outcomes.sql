@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- Commit or not, from the history: for each day a provider listed a credible 1- or 3-year commitment price for a GPU
 -- (markets reserved_1y / reserved_3y), what committing that day would have cost over the term (the day's committed
 -- price for every hour of the term, as reserved instances and committed-use discounts bill) against renting the

