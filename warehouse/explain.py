@@ -291,8 +291,8 @@ def price_explanation(gpu_id: str, market: str, day: date, offers: list[dict], p
                 len(counted) if counted else None, "the offers with rule counted", Decimal(0)),
         _figure("providers counted", "marts.gpu_prices_daily.provider_count", prices_row.get("provider_count"),
                 len({o["provider"] for o in counted}) if counted else None, "their providers", Decimal(0)),
-        _figure("providers' median", "marts.gpu_market_prices_daily.median_price_usd",
-                market_row.get("median_price_usd"),
+        _figure("all providers' median", "marts.gpu_market_prices_daily.median_all_providers_price_usd",
+                market_row.get("median_all_providers_price_usd"),
                 _median([o["recomputed_unit_price_usd"] for o in providers.values()]),
                 "the median of one price per provider (its cheapest market offer, suspect or not)"),
         _figure("credible minimum", "marts.gpu_market_prices_daily.credible_min_price_usd",
@@ -334,7 +334,7 @@ def _mart_rows(connection: duckdb.DuckDBPyConnection, days: list[date]) -> tuple
                provider_count, is_synthetic
         FROM marts.gpu_prices_daily WHERE price_date IN (SELECT unnest(?))""", [days])}
     market = {(r["gpu_id"], r["market"], r["price_date"]): r for r in db.fetch_dicts(connection, """
-        SELECT price_date, gpu_id, market, provider_count, min_price_usd, median_price_usd, credible_min_price_usd,
+        SELECT price_date, gpu_id, market, provider_count, min_price_usd, median_all_providers_price_usd, credible_min_price_usd,
                credible_min_provider, credible_provider_count
         FROM marts.gpu_market_prices_daily WHERE price_date IN (SELECT unnest(?))""", [days])}
     return prices, market

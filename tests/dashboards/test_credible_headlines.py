@@ -42,11 +42,11 @@ def planted_cases(connection) -> list[dict]:
     return [
         {"provider": "vast", "gpu": "rtx-4090-24gb", "raw": "RTX 4090", "pricing": "on_demand",
          "market": "marketplace_on_demand", "offer": "planted-unverified",
-         "usd": round(float(market("rtx-4090-24gb", "marketplace_on_demand", "median_price_usd")) / 10, 4),
+         "usd": round(float(market("rtx-4090-24gb", "marketplace_on_demand", "median_all_providers_price_usd")) / 10, 4),
          "badge": "unverified", "reason": "unverified"},
         {"provider": "plantedspot", "gpu": "a100-pcie-80gb", "raw": "A100 PCIe 80GB", "pricing": "spot",
          "market": "spot", "offer": "planted-spot",
-         "usd": round(float(market("a100-pcie-80gb", "spot", "median_price_usd")) * 0.05, 4),
+         "usd": round(float(market("a100-pcie-80gb", "spot", "median_all_providers_price_usd")) * 0.05, 4),
          "badge": "suspect", "reason": "implausible"},
         *({"provider": "plantedcatalog", "gpu": gpu, "raw": raw, "pricing": "on_demand", "market": "on_demand",
            "offer": f"planted-catalog-{gpu}",

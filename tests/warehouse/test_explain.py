@@ -35,7 +35,7 @@ OFFERS = [offer("a", "2.00"), offer("b", "3.00"), offer("b", "3.50", offer_id="b
           offer("c", "0.20", rule="suspect"), offer("d", "1.00", rule="needs_a_vm", includes_host_vm=False)]
 MART = {"min_price_usd": Decimal("2.000000"), "median_price_usd": Decimal("2.500000"),
         "median_offer_price_usd": Decimal("3.000000"), "offer_count": 3, "provider_count": 2}
-MARKET = {"provider_count": 3, "median_price_usd": Decimal("2.000000"), "credible_min_price_usd": Decimal("2.000000")}
+MARKET = {"provider_count": 3, "median_all_providers_price_usd": Decimal("2.000000"), "credible_min_price_usd": Decimal("2.000000")}
 
 
 def figures(found: dict) -> dict:
@@ -52,7 +52,7 @@ def test_every_figure_is_recomputed_from_the_counted_offers_and_the_providers_pr
     # the market median: one price per counted provider (a 2.00, b 3.00 of its two offers)
     assert got["credible providers' median"]["recomputed"] == Decimal("2.50")
     # one price per provider (a 2.00, b 3.00, c 0.20 suspect): the median 2.00; the credible minimum skips c
-    assert got["providers' median"]["recomputed"] == Decimal("2.00")
+    assert got["all providers' median"]["recomputed"] == Decimal("2.00")
     assert got["credible minimum"]["recomputed"] == Decimal("2.00")
     assert found["rules"] == {"counted": 3, "suspect": 1, "needs_a_vm": 1}
     assert found["age"]["age_days"] == 1 and not found["age"]["is_stale"]

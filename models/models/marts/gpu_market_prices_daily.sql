@@ -1,7 +1,8 @@
 {{ config(materialized='incremental') }}
 -- The market price of a GPU each day, per market and unit, that one odd offer cannot move: one price per provider
 -- (its cheapest after the source preference, int_provider_prices__daily), then across providers the count, min,
--- 25th percentile, median and max, and the credible minimum: the lowest price that is not suspect, with its
+-- 25th percentile, median and max (of every provider, suspect ones included: their names say so; the market
+-- median is gpu_prices_daily.median_price_usd, over credible providers), and the credible minimum: the lowest price that is not suspect, with its
 -- provider. USD per GPU-hour for rentals, per card for retail.
 with provider_prices as (
     select * from {{ ref('int_provider_prices__daily') }}
@@ -17,8 +18,8 @@ aggregated as (
         price_per,
         count(*) as provider_count,
         cast(min(price_usd) as decimal(18, 6)) as min_price_usd,
-        cast(quantile_cont(price_usd, 0.25) as decimal(18, 6)) as p25_price_usd,
-        cast(median(price_usd) as decimal(18, 6)) as median_price_usd,
+        cast(quantile_cont(price_usd, 0.25) as decimal(18, 6)) as p25_all_providers_price_usd,
+        cast(median(price_usd) as decimal(18, 6)) as median_all_providers_price_usd,
         cast(max(price_usd) as decimal(18, 6)) as max_price_usd,
         count(*) filter (where not is_suspect) as credible_provider_count,
         cast(min(price_usd) filter (where not is_suspect) as decimal(18, 6)) as credible_min_price_usd,

@@ -69,11 +69,12 @@ provider_prices as (
     where {{ rebuilt_days_filter('price_date') }}
 ),
 
--- the market whose figures a row's prices may count in: none for a rental that needs a VM on top
+-- the market whose figures a row's prices may count in: none for a rental that needs a VM on top, nor for a row
+-- whose offers may not head an answer (its reason is its own)
 keyed as (
     select
         *,
-        case when price_per = 'card' or includes_host_vm then market end as figures_market
+        case when headline_gap is null and (price_per = 'card' or includes_host_vm) then market end as figures_market
     from aggregated
 )
 
@@ -87,7 +88,7 @@ select
     -- may not head an answer, else its provider's suspect price
     coalesce(keyed.headline_gap_reason, provider_prices.suspect_reason) as suspect_reason
 from keyed
--- equalities only: a hash join (an OR in the condition made DuckDB loop over every pair)
+-- equalities only: a hash join (an OR, or a condition on one side, made DuckDB loop over every pair)
 left join provider_prices
     on provider_prices.price_date = keyed.price_date
     and provider_prices.gpu_id = keyed.gpu_id
@@ -95,4 +96,3 @@ left join provider_prices
     and provider_prices.source = keyed.source
     and provider_prices.market = keyed.figures_market
     and provider_prices.price_per = keyed.price_per
-    and keyed.headline_gap is null
