@@ -551,6 +551,8 @@ def _attach_renter(connection: duckdb.DuckDBPyConnection, data: DashboardData, l
                unavailable_provider_count, unknown_provider_count, is_synthetic
         FROM marts.gpu_cheapest_available_daily
         WHERE price_date = ? AND market IN ('on_demand', 'marketplace_on_demand')
+          -- a name that does not say SXM or PCIe ("H100") is no part a buyer can compare: its GPU page lists it
+          AND gpu_id NOT IN (SELECT gpu_id FROM marts.gpus WHERE form_factor = 'not stated')
         ORDER BY cheapest_available_usd IS NULL, cheapest_listed_usd, gpu_id, market""", [latest])
     availability = _rows(connection, """
         SELECT gpu_id, market, provider, availability, listed_price_usd, available_price_usd, offer_count,
