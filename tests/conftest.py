@@ -86,6 +86,20 @@ def serve_in_background(httpd) -> threading.Thread:
     return thread
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright, one per test module (the browser tests of tests/dashboards/)."""
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        pytest.fail("Chromium is not installed: `apt-get install -y chromium` (.ci/run does this)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
     """A fresh, empty data home for one test."""

@@ -19,7 +19,6 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import gpuprices
-from playwright.sync_api import sync_playwright
 
 from config.settings import use_data_home
 from dashboards import data as dashboard_data
@@ -94,17 +93,6 @@ def planted(warehouse, tmp_path_factory) -> tuple[Path, list[dict]]:
     with use_data_home(home):
         build(dashboard_data.load(), site=home / "site")
     return home, cases
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        pytest.fail("Chromium is not installed: `apt-get install -y chromium` (.ci/run does this)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 def page_text(browser, path: Path, script: str = "document.body.innerText"):

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import pytest
 from conftest import serve_in_background
-from playwright.sync_api import sync_playwright
 
 from dashboards import data as dashboard_data
 from dashboards.build import build
@@ -19,17 +17,6 @@ from dashboards.serve import server
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 
 HOSTILE_TITLE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        pytest.fail("Chromium is not installed: `apt-get install -y chromium` (.ci/run does this)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 def open_page(browser, url: str, width: int = 1280):

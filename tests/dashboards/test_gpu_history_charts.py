@@ -17,7 +17,7 @@ from decimal import Decimal
 import pytest
 
 from conftest import gpuprices
-from test_dashboards import browser, open_page  # noqa: F401  (browser: the module's Chromium, a fixture)
+from test_dashboards import open_page
 from dashboards.build import environment
 from dashboards.data import GpuPage
 from dashboards.gpu_charts import GAP_DAYS, MAX_DRAWN_POINTS, index_chart, price_charts
@@ -257,7 +257,7 @@ def test_imported_history_older_than_the_replay_is_on_the_gpu_page(history_site)
 
 
 @pytest.mark.slow
-def test_the_history_page_draws_in_a_browser(browser, history_site):  # noqa: F811
+def test_the_history_page_draws_in_a_browser(browser, history_site):
     page, errors = open_page(browser, (history_site / "site" / "gpu" / HISTORY_PAGE).as_uri())
     drawn = page.evaluate("""Array.from(document.querySelectorAll('div.chart')).map(e => ({
         id: e.id, range: e._fullLayout.xaxis.range,

@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 
 from conftest import sql_rows
-from test_dashboards import browser, open_page  # noqa: F401  (browser: the module's Chromium, a fixture)
+from test_dashboards import open_page
 from dashboards.gpu_charts import panel_segments, price_charts
 
 GCP_DAYS = [date(2024, 5, 17) + timedelta(days=7 * n) for n in range(20)]
@@ -103,7 +103,7 @@ def path_xs(d: str) -> list[float]:
 
 
 @pytest.mark.slow
-def test_the_h100_page_draws_no_line_across_a_panel_change(browser, warehouse):  # noqa: F811
+def test_the_h100_page_draws_no_line_across_a_panel_change(browser, warehouse):
     panels = sql_rows(warehouse, f"""SELECT market, panel_start::VARCHAR AS panel_start, panel_end::VARCHAR AS panel_end,
                                          provider_count FROM marts.gpu_price_panels
                                   WHERE gpu_id = '{H100}' AND channel = 'cloud' AND market = 'on_demand'

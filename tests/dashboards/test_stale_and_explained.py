@@ -25,7 +25,6 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, gpuprices
-from playwright.sync_api import sync_playwright
 
 from config.settings import use_data_home
 from dashboards import data as dashboard_data
@@ -73,17 +72,6 @@ def sites(planted):
         build(data, site=planted / "site-clock", now=CLOCK)
         build(dashboard_data.load(), site=planted / "site-now")
     return planted / "site-clock", planted / "site-now"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        pytest.fail("Chromium is not installed: `apt-get install -y chromium` (.ci/run does this)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 def open_page(browser, path: Path, width: int = 1280):
