@@ -64,6 +64,7 @@ class ModelShape:
     sequence_length: int | None = None  # pre-training tokens per sequence (the attention FLOPs term)
     num_experts: int | None = None
     experts_per_token: int | None = None
+    post_trained_from: str | None = None  # a fine-tune's base: its own training tokens are not published
 
 
 @dataclass
@@ -108,7 +109,7 @@ def reference_model(connection: duckdb.DuckDBPyConnection, name: str) -> ModelSh
     row = connection.execute(
         """
         SELECT name, total_params_b, active_params_b, training_tokens_b, layers, d_model, kv_values_per_token_per_layer,
-               pretraining_sequence_length, num_experts, experts_per_token
+               pretraining_sequence_length, num_experts, experts_per_token, post_trained_from
         FROM reference.reference_models
         WHERE lower(model_id) = lower($name) OR lower(name) = lower($name)
         """,
@@ -117,12 +118,13 @@ def reference_model(connection: duckdb.DuckDBPyConnection, name: str) -> ModelSh
     if row is None:
         known = [r[0] for r in connection.execute("SELECT model_id FROM reference.reference_models ORDER BY 1").fetchall()]
         raise EstimateError(f"no reference model {name!r}; known: {', '.join(known)}")
-    label, total_b, active_b, tokens_b, layers, d_model, kv_values, sequence_length, num_experts, experts_per_token = row
+    (label, total_b, active_b, tokens_b, layers, d_model, kv_values, sequence_length, num_experts, experts_per_token,
+     post_trained_from) = row
     return ModelShape(
         name=label, total_params=total_b * 1e9, active_params=active_b * 1e9,
         tokens=tokens_b * 1e9 if tokens_b is not None else None,
         layers=layers, d_model=d_model, kv_values_per_token_per_layer=kv_values, sequence_length=sequence_length,
-        num_experts=num_experts, experts_per_token=experts_per_token,
+        num_experts=num_experts, experts_per_token=experts_per_token, post_trained_from=post_trained_from,
     )
 
 
@@ -422,6 +424,9 @@ def _estimate_rows(connection: duckdb.DuckDBPyConnection, request: EstimateReque
             "tokens_per_second": request.tokens_per_second,
         }
     else:
+        if model.tokens is None and model.post_trained_from:
+            raise EstimateError(f"{model.name}: post-trained from {model.post_trained_from}, on data whose token "
+                                "count is not published (its base's pre-training is not its cost); pass --tokens")
         if model.tokens is None:
             raise EstimateError(f"{model.name}: no training token count; pass --tokens")
         sql, parameters = _TRAINING, {

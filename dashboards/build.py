@@ -386,7 +386,8 @@ def render(data: DashboardData, target: Path, now: datetime | None = None) -> li
              offers_date=offers_date)
     assumed = {a["name"]: a["value"] for a in data.assumptions}
     page("training.html", "training.html", title="Training cost", training_cheapest=data.training_cheapest,
-         training_infeasible=data.training_infeasible, max_training_days=assumed.get("training_max_days"),
+         training_infeasible=data.training_infeasible, training_not_priced=data.training_not_priced,
+         max_training_days=assumed.get("training_max_days"),
          band_low=assumed.get("estimate_error_band_low"), band_high=assumed.get("estimate_error_band_high"),
          serving_vs_api=data.serving_vs_api, assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history),
                                               "training_by_gpu": _training_by_gpu_chart(data.training_by_gpu)})

@@ -95,6 +95,7 @@ class DashboardData:
     training_by_gpu: list[dict] = field(default_factory=list)  # model x GPU x day, the 10 cheapest GPUs per model
     # per model on the latest day: the priced GPUs on which no training plan is feasible, with the reason
     training_infeasible: list[dict] = field(default_factory=list)
+    training_not_priced: list[dict] = field(default_factory=list)
     serving_vs_api: list[dict] = field(default_factory=list)  # per model: cheapest self-hosted vs cheapest API price
     assumptions: list[dict] = field(default_factory=list)
     runs: list[dict] = field(default_factory=list)
@@ -183,6 +184,10 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
         FROM marts.training_cost_by_gpu_daily WHERE is_cheapest_gpu ORDER BY model_id, price_date""")
     data.training_cheapest = _training_cheapest(connection, latest)
     data.training_infeasible = _training_infeasible(connection, latest)
+    # a fine-tune is served, never priced as its base's pre-training (reference_models.post_trained_from)
+    data.training_not_priced = _rows(connection, """
+        SELECT name AS model_name, post_trained_from FROM reference.reference_models
+        WHERE training_tokens_b IS NULL ORDER BY post_trained_from IS NULL, name""")
     # One query per reference model (years of daily rows: each query stays small; see bench build).
     data.training_by_gpu = []
     for (model_id,) in connection.execute("SELECT model_id FROM reference.reference_models ORDER BY 1").fetchall():

@@ -229,3 +229,23 @@ def test_the_training_and_gpu_pages_show_bands_reasons_and_dated_purchase_prices
     assert "its launch price: no newer credible price is known" in rtx3090 and "not feasible: needs" in rtx3090
     overview = (site / "index.html").read_text()
     assert "system_share" in overview and "launch_price" in overview
+
+
+def test_a_model_post_trained_from_another_is_served_but_never_priced_as_its_bases_pretraining(warehouse):
+    """DeepSeek-R1-Distill-Qwen-1.5B is Qwen2.5-Math-1.5B fine-tuned on 800k samples: pricing Qwen2.5's 18T tokens as
+    its training would call a base's pre-training the distill's cost."""
+    post_trained = {row["model_id"]: row["post_trained_from"] for row in sql_rows(warehouse, """
+        select model_id, post_trained_from from reference.reference_models where post_trained_from is not null""")}
+    assert post_trained["deepseek-r1-distill-qwen-1.5b"] == "Qwen2.5-Math-1.5B" and "deepseek-r1" in post_trained
+    priced = sql_rows(warehouse, "select distinct model_id from marts.training_cost_daily")
+    assert not {row["model_id"] for row in priced} & set(post_trained)
+    served = sql_rows(warehouse, "select distinct model_id from marts.inference_cost_daily")
+    assert set(post_trained) <= {row["model_id"] for row in served}
+    refused = gpuprices(warehouse, "estimate", "--model", "deepseek-r1-distill-qwen-1.5b", check=False)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "post-trained from Qwen2.5-Math-1.5B" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    stated = estimate_json(warehouse, "--model", "deepseek-r1-distill-qwen-1.5b", "--tokens", "5B",
+                           "--gpu", "h100-sxm5-80gb")
+    assert stated["is_feasible"] and stated["gpu_hours"] < 1_000  # the user's own token count is priced
+    training = (warehouse / "site" / "training.html").read_text()
+    assert 'id="not-priced"' in training and "post-trained from Qwen2.5-Math-1.5B" in training
