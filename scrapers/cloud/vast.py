@@ -69,7 +69,8 @@ class VastMarketplace(JsonApiSource):
             raise ParseError(f"{self.id}: offer {offer_id} num_gpus = {count!r}")
         listed_name = field(offer, "gpu_name", self.id, offer_id)
         with_memory = f"{listed_name} {memory_class_gib(offer['gpu_ram'])}GB" if offer.get("gpu_ram") else None
-        raw_name, gpu_id = resolve_first([listed_name, with_memory], "vast")
+        # the memory the host reports first: it names the variant where the name alone would take a default
+        raw_name, gpu_id = resolve_first([with_memory, listed_name], "vast")
         total = (offer.get("search") or {}).get("totalHour", offer.get("dph_total"))
         prices = (
             ("on_demand", money(total, f"offer {offer_id} totalHour", self.id)),

@@ -37,8 +37,10 @@ def test_provider_names_as_feeds_spell_them(written, provider):
     ("V100 16GB SXM", "v100-sxm2-16gb"), ("GB300", "gb300-288gb"), ("GB200", "gb200-186gb"),
     ("MI325X 256GB", "mi325x-256gb"), ("MI350X", "mi350x-288gb"), ("MI355X 288GB", "mi355x-288gb"),
     ("Q RTX 4000", "quadro-rtx-4000-8gb"), ("Q RTX 5000", "quadro-rtx-5000-16gb"), ("CMP 170HX", "cmp-170hx-8gb"),
-    # still open: an HBM part's memory size (H100 SXM: 64, 80, 94 or 96 GB in the catalogue),: which TITAN X (Maxwell or Pascal), which V100 SXM generation, which memory size
-    ("H100 SXM", None), ("H100 PCIe", None), ("TITAN X", None), ("V100 SXM", None), ("V100 32GB SXM", None), ("A100 PCIe", None), ("Titanium X", None),
+    # the datasheet's product names: NVIDIA sells one H100 SXM and one H100 PCIe, both 80 GB
+    ("H100 SXM", "h100-sxm5-80gb"), ("H100 PCIe", "h100-pcie-80gb"), ("NVIDIA H100 SXM", "h100-sxm5-80gb"),
+    # still open: which TITAN X (Maxwell or Pascal), which V100 SXM generation, which A100 memory size
+    ("TITAN X", None), ("V100 SXM", None), ("V100 32GB SXM", None), ("A100 PCIe", None), ("Titanium X", None),
 ])
 def test_gpu_names_feeds_use(name, gpu_id):
     assert resolve_gpu_id(name) == gpu_id
@@ -61,18 +63,18 @@ def test_a_multi_provider_feed_loads_under_the_projects_providers_and_counts_the
     assert result.prices == len(feed) == 1500
     unstated = sum(1 for row in feed if row["gpu_type"] in ("H200", "Tesla V100"))
     assert result.rows_form_factor_unstated == unstated == 60
-    # the 60; 30 "V100 32GB SXM" (SXM2 or SXM3: not said); 180 "H100 SXM"/"H100 PCIe" (no memory size: not guessed)
-    assert result.rows_quarantined == 270 - unstated + 30 == 240
-    assert result.offers_loaded == 1260
+    # the 60 and 30 "V100 32GB SXM" (SXM2 or SXM3: not said); "H100 SXM"/"H100 PCIe" load as the datasheet's parts
+    assert result.rows_quarantined == unstated + 30 == 90
+    assert result.offers_loaded == 1410 and result.offers_loaded / len(feed) >= 0.94
     providers = dict(rows(home, "SELECT provider, count(*) FROM raw.offers GROUP BY 1"))
     assert set(providers) == {"vast", "lambda", "verda", "runpod", "coreweave", "tensordock", "digitalocean",
                               "hyperstack"}
     loaded = {gpu for (gpu,) in rows(home, "SELECT DISTINCT gpu_id FROM raw.offers")}
     assert {"titan-rtx-24gb", "titan-v-12gb", "titan-xp-12gb", "quadro-rtx-5000-16gb", "quadro-rtx-4000-8gb",
             "cmp-170hx-8gb", "v100-sxm2-16gb", "gb300-288gb", "gb200-186gb", "mi325x-256gb", "mi350x-288gb",
-            "mi355x-288gb", "a100-80gb-unstated"} <= loaded
+            "mi355x-288gb", "a100-80gb-unstated", "h100-sxm5-80gb", "h100-pcie-80gb"} <= loaded
     reasons = rows(home, "SELECT DISTINCT json_extract_string(detail, '$.gpu') FROM raw.quarantine")
-    assert sorted(name for (name,) in reasons) == ["H100 PCIe", "H100 SXM", "H200", "Tesla V100", "V100 32GB SXM"]
+    assert sorted(name for (name,) in reasons) == ["H200", "Tesla V100", "V100 32GB SXM"]
 
 
 def test_a_channel_column_must_agree_with_the_provider(home, tmp_path):

@@ -46,11 +46,12 @@ def test_every_priced_gpu_row_gives_on_demand_and_preemptible_per_gpu_hour():
     assert {o.region for o in offers} == {None}
 
 
-def test_memory_is_not_stated_so_only_nebius_own_alias_names_the_h100():
+def test_the_h100_sxm_is_the_datasheets_80_gb_part():
     h100 = by_tier(Nebius().parse([document(PAGE)]))[("NVIDIA HGX H100", "on_demand")]
-    # 80 GB is not on the page: the catalogue does not guess it, a Nebius-scoped alias (its catalog's 81,920 MiB) does
+    # 80 GB is not on the page: "H100 SXM" is NVIDIA's datasheet product name, the 80 GB part (as Nebius's catalog's
+    # 81,920 MiB per GPU confirms); the catalogue alone would not pick among its 64/80/94/96 GB SXM5 boards
     assert (h100.raw_gpu_name, h100.gpu_id) == ("H100 SXM", "h100-sxm5-80gb")
-    assert resolve_gpu_id("H100 SXM") is None
+    assert resolve_gpu_id("H100 SXM 94GB") == "h100-sxm5-94gb" and resolve_gpu_id("A100 SXM") is None
 
 
 def test_from_prices_are_the_smallest_size_and_say_so():

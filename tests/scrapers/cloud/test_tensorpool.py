@@ -51,7 +51,7 @@ def test_gpu_ids_and_interconnect(offers):
     by_name = {o.raw_gpu_name: o for o in offers}
     assert by_name["H200 SXM"].gpu_id == "h200-sxm-141gb" and by_name["B200 SXM"].gpu_id == "b200-180gb"
     assert by_name["B300 SXM"].gpu_id == "b300-288gb" and by_name["L40S"].gpu_id == "l40s-48gb"
-    assert by_name["H100 SXM"].gpu_id == "h100-unstated"  # no memory stated (80/94/96 GB SXM5): variant not stated
+    assert by_name["H100 SXM"].gpu_id == "h100-sxm5-80gb"  # the datasheet's product name: the 80 GB part
     assert by_name["H100 SXM"].interconnect == "sxm" and by_name["L40S"].interconnect is None
     assert price_per_unit(by_name["H200 SXM"]) == Decimal("2.99")
 

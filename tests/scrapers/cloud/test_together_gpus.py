@@ -60,7 +60,7 @@ def test_gpu_ids_hgx_read_as_sxm_and_h100_memory_never_guessed(offers):
     assert price_per_unit(b200) == Decimal("8.19")
     assert by_label["NVIDIA HGX H200"].gpu_id == "h200-sxm-141gb"
     h100 = by_label["NVIDIA HGX H100"]
-    assert (h100.raw_gpu_name, h100.gpu_id, h100.interconnect) == ("H100 SXM", "h100-unstated", "sxm")  # memory unsaid
+    assert (h100.raw_gpu_name, h100.gpu_id, h100.interconnect) == ("H100 SXM", "h100-sxm5-80gb", "sxm")  # datasheet name
 
 
 def test_lookalike_tables_never_loaded(offers):
