@@ -621,7 +621,7 @@ _AVAILABLE = """
 
 _RENTAL_COSTS = """
     SELECT provider, applies_to, storage_product, storage_usd_per_tb_month, egress_usd_per_tb,
-           billing_increment_seconds, minimum_rental_hours, as_of, source_url
+           billing_increment_seconds, minimum_rental_hours, min_rental_gpus, max_rental_gpus, as_of, source_url
     FROM marts.provider_rental_costs
 """
 
@@ -687,6 +687,24 @@ def published_figure(costs: list[dict], provider: str | None, column: str) -> tu
                                       f"{', '.join(names)}")
 
 
+def billed_hours(costs: list[dict], provider: str | None, rental_gpus: int, hours: float) -> tuple[float, str]:
+    """(hours billed per GPU, why): the run's hours rounded up to the provider's billing increment and raised to its
+    minimum rental, from its price page's row for rentals of that many GPUs. Nothing published: the hours as they
+    are, and the basis says so (per-second to hourly billing adds at most an hour a GPU)."""
+    rows = [c for c in costs if c["provider"] == provider
+            and (c.get("min_rental_gpus") is None or c["min_rental_gpus"] <= rental_gpus)
+            and (c.get("max_rental_gpus") is None or rental_gpus <= c["max_rental_gpus"])]
+    increment = next((c["billing_increment_seconds"] for c in rows if c.get("billing_increment_seconds")), None)
+    minimum = next((float(c["minimum_rental_hours"]) for c in rows if c.get("minimum_rental_hours") is not None),
+                   None)
+    billed = hours if increment is None else math.ceil(hours * 3600 / increment - 1e-9) * increment / 3600
+    billed = max(billed, minimum or 0.0)
+    said = [f"billed per {increment} s" if increment else "", f"{minimum:g} h minimum" if minimum else ""]
+    said = ", ".join(part for part in said if part)
+    return billed, (f"{provider}'s price page: {said}" if said else
+                    f"{provider or 'the provider'} publishes no billing increment or minimum: hours as run")
+
+
 def add_all_in(row: dict, request: EstimateRequest, options: RenterOptions, costs: list[dict]) -> None:
     """GPU-hours + storage for the run's length + egress, at the provider of the GPU price used: the cheapest
     available one with --available where there is one, else the cheapest listed (all_in_price_basis says which).
@@ -698,11 +716,21 @@ def add_all_in(row: dict, request: EstimateRequest, options: RenterOptions, cost
         months = 1.0
         gpu_cost = None if price is None else float(price) * row["min_gpus"] * HOURS_PER_MONTH
         checkpoint_tb = 0.0
+        rented_gpus, hours = row["min_gpus"], HOURS_PER_MONTH
     else:
         # an infeasible plan has no run length, so no storage months: its all-in cost stays unknown
         months = None if row["wall_clock_days"] is None else row["wall_clock_days"] * 24 / HOURS_PER_MONTH
         gpu_cost = row.get("cost_usd_available") if use_available else row.get("cost_usd_cheapest")
         checkpoint_tb = request.model.total_params * CHECKPOINT_BYTES_PER_PARAM / 1e12
+        rented_gpus = row["cluster_gpus"]
+        hours = None if row["wall_clock_days"] is None else row["wall_clock_days"] * 24
+    # the provider bills whole increments and at least its minimum rental: the GPUs are paid for those hours
+    if hours is None or rented_gpus is None:
+        row["billed_hours_per_gpu"], row["billing_usd"], row["billing_basis"] = None, None, "no run length"
+    else:
+        billed, row["billing_basis"] = billed_hours(costs, provider, min(rented_gpus, GPUS_PER_NODE), hours)
+        row["billed_hours_per_gpu"] = billed
+        row["billing_usd"] = None if price is None else (billed - hours) * rented_gpus * float(price)
     stored_tb = (options.data_tb or 0.0) + checkpoint_tb
     storage_low, storage_high, storage_basis = published_figure(costs, provider, "storage_usd_per_tb_month")
     egress_low, egress_high, egress_basis = published_figure(costs, provider, "egress_usd_per_tb")
@@ -720,10 +748,11 @@ def add_all_in(row: dict, request: EstimateRequest, options: RenterOptions, cost
     row["egress_basis"] = egress_basis
     known = gpu_cost is not None and months is not None and (stored_tb == 0 or storage_low is not None) and (
         egress_tb == 0 or egress_low is not None)
-    row["all_in_usd_low"] = (float(gpu_cost) + (row["storage_usd_low"] or 0) + (row["egress_usd_low"] or 0)
+    billing = row["billing_usd"] or 0.0
+    row["all_in_usd_low"] = (float(gpu_cost) + billing + (row["storage_usd_low"] or 0) + (row["egress_usd_low"] or 0)
                              if known else None)
-    row["all_in_usd_high"] = (float(gpu_cost) + (row["storage_usd_high"] or 0) + (row["egress_usd_high"] or 0)
-                              if known else None)
+    row["all_in_usd_high"] = (float(gpu_cost) + billing + (row["storage_usd_high"] or 0)
+                              + (row["egress_usd_high"] or 0) if known else None)
 
 
 def add_spot_restarts(row: dict, checkpoint_hours: float) -> None:
@@ -764,7 +793,10 @@ def format_renter(rows: list[dict], request: EstimateRequest, options: RenterOpt
         if "all_in_usd_low" in row:
             parts.append(f"all in at {row['all_in_price_basis']} {row['all_in_provider']}: "
                          f"{_range(row['all_in_usd_low'], row['all_in_usd_high'])} = GPUs "
-                         f"{_money(row['all_in_gpu_usd'])} + storage {_range(row['storage_usd_low'], row['storage_usd_high'])}"
+                         f"{_money(row['all_in_gpu_usd'])}"
+                         + (f" + billing {_money(row['billing_usd'])} ({row['billing_basis']})"
+                            if row.get("billing_usd") else "")
+                         + f" + storage {_range(row['storage_usd_low'], row['storage_usd_high'])}"
                          f" ({_basis(row['storage_basis'])}) + egress {_range(row['egress_usd_low'], row['egress_usd_high'])}"
                          f" ({_basis(row['egress_basis'])})")
         if not request.inference and row.get("cost_usd_spot_low") is not None:
@@ -796,4 +828,5 @@ def _basis(text: str) -> str:
 def _range(low, high) -> str:
     if low is None or high is None:
         return "unknown"
-    return _money(low) if abs(float(high) - float(low)) < 0.005 else f"{_money(low)}-{_money(high)}"
+    low_text, high_text = _money(low), _money(high)
+    return low_text if low_text == high_text else f"{low_text}-{high_text}"  # "$1,815-$1,815" says one figure

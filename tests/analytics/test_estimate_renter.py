@@ -15,6 +15,7 @@ from analytics.estimate import (
     add_all_in,
     add_available,
     add_spot_restarts,
+    billed_hours,
     published_figure,
 )
 
@@ -97,6 +98,33 @@ def test_all_in_where_the_provider_publishes_nothing_is_a_range_and_unknown_with
     unknown = training_row(on_demand_cheapest_provider="lambda")
     add_all_in(unknown, request(), RenterOptions(egress_tb=1), [])
     assert unknown["all_in_usd_low"] is None  # a cost nobody publishes is unknown, never 0
+
+
+HOTAISLE = [  # its price page: VMs of 1, 2 and 4 GPUs billed by the minute; 8-GPU bare metal for a month at least
+    {"provider": "hotaisle", "billing_increment_seconds": 60, "minimum_rental_hours": None,
+     "min_rental_gpus": 1, "max_rental_gpus": 4, "storage_usd_per_tb_month": None, "egress_usd_per_tb": None,
+     "as_of": "2026-08-22"},
+    {"provider": "hotaisle", "billing_increment_seconds": None, "minimum_rental_hours": Decimal("730"),
+     "min_rental_gpus": 8, "max_rental_gpus": 8, "storage_usd_per_tb_month": None, "egress_usd_per_tb": None,
+     "as_of": "2026-08-22"},
+]
+
+
+def test_billing_rounds_to_the_increment_and_raises_a_short_run_to_the_minimum_rental_of_its_size():
+    assert billed_hours(HOTAISLE, "hotaisle", 4, 10.01)[0] == pytest.approx(10 + 1 / 60)  # whole minutes
+    billed, basis = billed_hours(HOTAISLE, "hotaisle", 8, 100.0)  # a node: the bare-metal row, a month at least
+    assert billed == 730 and "730 h minimum" in basis
+    assert billed_hours(HOTAISLE, "hotaisle", 8, 900.0)[0] == 900.0
+    hours, basis = billed_hours(HOTAISLE, "lambda", 8, 10.5)
+    assert hours == 10.5 and "publishes no billing increment" in basis
+    short = training_row(on_demand_cheapest_provider="hotaisle", wall_clock_days=2.0, cluster_gpus=16)
+    add_all_in(short, request(), RenterOptions(egress_tb=0), HOTAISLE + COSTS)
+    # two 8-GPU nodes for 48 h are paid for 730 h each: 16 GPUs x 682 h more at $2.00
+    assert short["billing_usd"] == pytest.approx(16 * (730 - 48) * 2.0)
+    assert short["all_in_usd_low"] == pytest.approx(2000 + 16 * (730 - 48) * 2.0 + short["storage_usd_low"])
+    long = training_row(on_demand_cheapest_provider="nebius")
+    add_all_in(long, request(), RenterOptions(egress_tb=0), COSTS)
+    assert long["billing_usd"] == 0 and long["all_in_usd_low"] == pytest.approx(2000 + long["storage_usd_low"])
 
 
 def test_all_in_uses_the_available_price_where_there_is_one():

@@ -23,6 +23,9 @@ select
     end as decimal(18, 6)) as egress_usd_per_tb,
     billing_increment_seconds,
     minimum_rental_hours,
+    -- the rentals a row is for, by GPUs per rental (a provider may bill its VMs and its bare-metal nodes apart)
+    min_rental_gpus,
+    max_rental_gpus,
     storage_price_usd,
     storage_per,
     egress_price_usd,
