@@ -284,10 +284,30 @@ def segments(found) -> list:
             for start, stop in segment_bounds(found)]
 
 
-def has_outlook(found) -> bool:
-    """Whether the series has an outlook on its last day: its last segment has MIN_HISTORY_DAYS days."""
+def has_outlook(found, model: Mapping | None = None, horizon: int = DEFAULT_HORIZON_DAYS) -> bool:
+    """Whether the series has an outlook on its last day: its last segment has MIN_HISTORY_DAYS days, or it is a
+    list price that has held FLAT_LIST_DAYS days (flat_list_day)."""
     bounds = segment_bounds(found)
-    return bool(bounds) and bounds[-1][1] - bounds[-1][0] >= MIN_HISTORY_DAYS
+    if not bounds:
+        return False
+    start, stop = bounds[-1]
+    return stop - start >= MIN_HISTORY_DAYS or flat_list_day(found, start, stop, stop - start - 1,
+                                                             model_for(horizon, model))
+
+
+def flat_list_day(found, start: int, stop: int, t: int, fit: Mapping) -> int:
+    """The days the price of day t of the segment [start, stop) has held, when it is a list price (kind
+    rental_list) too young for the model (under MIN_HISTORY_DAYS days) that has held FLAT_LIST_DAYS days or more,
+    and the pooled list-cut rate is low enough to leave its 10% quantile at the price itself; else 0. Such a day's
+    outlook is that pooled rate, stated as such (issue 40: "no change seen in N days"), not silence."""
+    flat = fit.get("flat_list")
+    if (not flat or flat["any_cut"] >= 0.1 or outlook_features.kind_of(found.market) != "rental_list"
+            or t >= MIN_HISTORY_DAYS - 1 or t < FLAT_LIST_DAYS - 1):
+        return 0
+    price, held = found.prices[start + t], 0
+    while held <= t and found.prices[start + t - held] == price:
+        held += 1
+    return held if held >= FLAT_LIST_DAYS else 0
 
 
 def too_short(found) -> str:
@@ -312,14 +332,15 @@ def outlooks(found, horizon: int = DEFAULT_HORIZON_DAYS, every_day: bool = False
     bounds = segment_bounds(found)
     if not every_day and since is None:
         bounds = bounds[-1:]
-    bounds = [(start, stop) for start, stop in bounds if stop - start >= MIN_HISTORY_DAYS]
-    if not bounds:
-        raise OutlookError(too_short(found))
-    found_outlooks = []
+    found_outlooks, modelled = [], False
     for start, stop in bounds:
-        frame = segment_frame(found, start, stop, horizon)
         days = None if every_day else [stop - start - 1] if since is None else [
             t for t, day in enumerate(found.days[start:stop]) if day >= since]
+        found_outlooks += _flat_list_outlooks(found, start, stop, days, horizon, fit)
+        if stop - start < MIN_HISTORY_DAYS:
+            continue
+        modelled = True
+        frame = segment_frame(found, start, stop, horizon)
         for row in predict_frame(frame, fit, days, horizon):
             price = float(found.prices[start + row["t"]])
             found_outlooks.append(Outlook(found.gpu_id, found.market, found.days[start + row["t"]], horizon, price,
@@ -327,6 +348,24 @@ def outlooks(found, horizon: int = DEFAULT_HORIZON_DAYS, every_day: bool = False
                                           *(price * row[name] for name in ("p10", "p50", "p90", "expected_low")),
                                           row["t"] + 1, provider_of(found), row["kind"], row["basis"], row["note"],
                                           row["days_unchanged"]))
+    if not modelled and not found_outlooks:
+        raise OutlookError(too_short(found))
+    return sorted(found_outlooks, key=lambda one: one.as_of)
+
+
+def _flat_list_outlooks(found, start: int, stop: int, days, horizon: int, fit: Mapping) -> list[Outlook]:
+    """The outlooks of the segment's young days whose list price has held (flat_list_day): the pooled chance of a
+    cut, the price itself as every quantile (a list price holds until it is cut)."""
+    found_outlooks = []
+    for t in range(min(stop - start, MIN_HISTORY_DAYS - 1)) if days is None else days:
+        held = flat_list_day(found, start, stop, t, fit)
+        if not held:
+            continue
+        price, flat = float(found.prices[start + t]), fit["flat_list"]
+        found_outlooks.append(Outlook(found.gpu_id, found.market, found.days[start + t], horizon, price,
+                                      flat["drop_5pct"], min(flat["drop_10pct"], flat["drop_5pct"]),
+                                      price, price, price, price, t + 1, provider_of(found), "rental_list",
+                                      "list_cut_rate", flat_list_note(fit, held, horizon), held))
     return found_outlooks
 
 
@@ -551,11 +590,12 @@ def write_mart(connection, found_series: list, every_day: bool = False, horizon:
         bounds = segment_bounds(found)
         if not bounds:
             continue
-        if not any(stop - start >= MIN_HISTORY_DAYS for start, stop in (
-                bounds if every_day or since is not None else bounds[-1:])):
+        try:
+            found_outlooks = outlooks(found, horizon, every_day=every_day, since=since)
+        except OutlookError:  # too young: no model, and not a list price that has held (flat_list_day)
             stale.append((horizon, found.gpu_id, found.market, provider_of(found), found.days[-1]))
             continue
-        for one in outlooks(found, horizon, every_day=every_day, since=since):
+        for one in found_outlooks:
             rows.append((one.as_of, one.gpu_id, one.market, one.provider, horizon, one.price_usd, one.drop_5pct,
                          one.drop_10pct, one.p10_usd, one.p50_usd, one.p90_usd, one.expected_low_usd,
                          one.days_of_history, one.kind, one.basis, one.note, one.days_unchanged, found.is_synthetic))

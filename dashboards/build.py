@@ -366,7 +366,7 @@ def render(data: DashboardData, target: Path, now: datetime | None = None) -> li
 
     page("index.html", "index.html", title="Overview", rent_best=data.rent_best, buy_best=data.buy_best,
          moves=data.moves, good_deals=data.good_deals, backtest=data.backtest, freshness=data.freshness,
-         outlook_drops=data.outlook_drops, outlook_rises=data.outlook_rises,
+         outlook_drops=data.outlook_drops, outlook_rises=data.outlook_rises, outlook_held_list_prices=data.outlook_held_list_prices,
          headline_includes_marketplaces=data.headline_includes_marketplaces,
          failures=data.failures, cheapest_available=data.cheapest_available,
          charts={"rent_best": dated(_bar(data.rent_best, "bf16_dense_tflops_per_usd",

@@ -107,6 +107,7 @@ class DashboardData:
     # the series whose current outlook most likely drops / rises within OUTLOOK_HORIZON_DAYS (outlook_lists)
     outlook_drops: list[dict] = field(default_factory=list)
     outlook_rises: list[dict] = field(default_factory=list)
+    outlook_held_list_prices: dict | None = None  # held_list_prices
     # what `gpuprices explain` says of each headline the pages show (warehouse/explain.py): by (gpu_id, market, day)
     # for a price, (gpu_id, market, day) for an index move, (model_id, precision, day) for a training cost
     price_explanations: dict = field(default_factory=dict)
@@ -174,6 +175,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     data.backtest = buy_verdicts.read_backtest(connection)
     outlooks = read_outlooks(connection)
     data.outlook_drops, data.outlook_rises = outlook_lists(outlooks, latest)
+    data.outlook_held_list_prices = held_list_prices(outlooks, latest)
     data.gpus = _gpu_pages(connection, verdicts, outlooks)
     _attach_renter(connection, data, latest)
     # Chart points (the charts plot floats): read as DOUBLE, not converted one by one to Decimal (10x slower)
@@ -399,7 +401,9 @@ def outlook_lists(outlooks: list[dict], latest: date | None, limit: int = OUTLOO
     Each list at most `limit` series; a series is in one list at most."""
     if latest is None:
         return [], []
-    current = [row for row in outlooks if (latest - row["price_date"]).days <= current_days]
+    # a held list price's chance is one pooled rate, the same for all: ranking them would order ties (held_list_prices)
+    current = [row for row in outlooks if (latest - row["price_date"]).days <= current_days
+               and row.get("basis") != "list_cut_rate"]
     drops = sorted(current, key=lambda r: (-r["prob_drop_5pct"], -r["prob_drop_10pct"], r["gpu_id"], r["market"]))
     drops = drops[:limit]
     listed = {(r["gpu_id"], r["market"], r.get("provider")) for r in drops}
@@ -407,6 +411,19 @@ def outlook_lists(outlooks: list[dict], latest: date | None, limit: int = OUTLOO
                     and (r["gpu_id"], r["market"], r.get("provider")) not in listed),
                    key=lambda r: (r["prob_drop_5pct"], -r["p50_change"], r["gpu_id"], r["market"]))
     return drops, rises[:limit]
+
+
+def held_list_prices(outlooks: list[dict], latest: date | None,
+                     current_days: int = OUTLOOK_CURRENT_DAYS) -> dict | None:
+    """The current outlooks that are a held list price's pooled cut rate (basis list_cut_rate), told in one line on
+    the overview rather than ranked: how many, of how many providers, and the rate's own words."""
+    held = [row for row in outlooks if latest is not None and row.get("basis") == "list_cut_rate"
+            and (latest - row["price_date"]).days <= current_days]
+    if not held:
+        return None
+    return {"count": len(held), "providers": len({row["provider"] for row in held}),
+            "gpus": len({row["gpu_id"] for row in held}), "is_synthetic": any(row["is_synthetic"] for row in held),
+            "note": held[0]["basis_note"].split("; ", 1)[-1]}
 
 
 def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],

@@ -88,7 +88,9 @@ def cmd_outlook(args) -> int:
         print("\n".join(format_outlook(row) for row in rows))
         if len(long_enough) < len(found):
             print(f"({len(found) - len(long_enough)} series with under {outlook.MIN_HISTORY_DAYS} days of history "
-                  f"(since their last splice: a gap of over {outlook.MAX_GAP_DAYS} days between other sources, if any) have no outlook)")
+                  f"(since their last splice: a gap of over {outlook.MAX_GAP_DAYS} days between other sources, if any) "
+                  f"have no outlook, but for list prices unchanged {outlook.FLAT_LIST_DAYS} days, which get the pooled "
+                  "cut rate)")
     return 0
 
 

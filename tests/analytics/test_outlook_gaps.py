@@ -165,3 +165,32 @@ def test_the_outlook_buy_rule_never_fires_where_the_segment_has_no_outlook():
     # each segment's days fire as the segment alone would (its own features), and on some day of each
     assert fires[:120] == price_history.outlook_fires(first, 30) and any(fires[:120])
     assert fires[start:] == price_history.outlook_fires(second, 30) and any(fires[start:])
+
+
+def flat_after_gap(after: list[Decimal], market: str = "on_demand") -> PriceSeries:
+    """gapped()'s history, then a young segment of the given prices (a provider's list price, say)."""
+    first = [(START + timedelta(days=i), price) for i, price in enumerate(prices_walk(200, 1))]
+    resume = START + timedelta(days=199 + GAP_DAYS)
+    second = [(resume + timedelta(days=i), price) for i, price in enumerate(after)]
+    return PriceSeries.from_observations("h100-sxm5-80gb", market, None, first + second, False, ["test"])
+
+
+def test_a_young_list_price_that_has_held_gets_the_pooled_cut_rate_stated_as_such_not_silence():
+    fit = outlook.model_for(outlook.DEFAULT_HORIZON_DAYS)
+    held = flat_after_gap([Decimal("2.49")] * 40)
+    assert outlook.has_outlook(held)
+    (latest,) = outlook.outlooks(held)
+    assert (latest.basis, latest.days_unchanged, latest.days_of_history) == ("list_cut_rate", 40, 40)
+    assert latest.drop_5pct == fit["flat_list"]["drop_5pct"] and "no change seen in 40 days" in latest.note
+    assert latest.p10_usd == latest.p50_usd == latest.p90_usd == 2.49  # a list price holds until it is cut
+    # every day: the young segment's days from the 30th on, none before
+    young = [one for one in outlook.outlooks(held, every_day=True) if one.as_of > START + timedelta(days=199)]
+    assert [one.days_of_history for one in young] == list(range(outlook.FLAT_LIST_DAYS, 41))
+    # too few days held, a price that moved within them, or a market that is no list price: no outlook
+    for series in (flat_after_gap([Decimal("2.49")] * 29),
+                   flat_after_gap([Decimal("2.99")] * 15 + [Decimal("2.49")] * 25),
+                   flat_after_gap([Decimal("700")] * 40, market="retail_new"),
+                   flat_after_gap([Decimal("0.80")] * 40, market="marketplace_on_demand")):
+        assert not outlook.has_outlook(series)
+        with pytest.raises(outlook.OutlookError, match="the outlook needs 60"):
+            outlook.outlooks(series)

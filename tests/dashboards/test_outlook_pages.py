@@ -29,6 +29,7 @@ from dashboards.build import render
 from dashboards.data import (
     DashboardData,
     GpuPage,
+    held_list_prices,
     outlook_disagreement,
     outlook_lists,
     read_outlooks,
@@ -247,6 +248,25 @@ def test_the_overview_lists_the_series_most_likely_to_drop_and_to_rise_in_order(
     assert [(r["gpu_id"], r["market"]) for r in few_rises] == [
         (r["gpu_id"], r["market"]) for r in sorted(rest, key=lambda r: r["prob_drop_5pct"])[:3]]
     assert all(r["p50_price_usd"] >= r["price_usd"] for r in few_rises)
+
+
+def test_held_list_prices_are_told_in_one_line_not_ranked_among_the_model_outlooks(marts, tmp_path):
+    """A young list price that has held 30 days gets the pooled cut rate, one rate for all: ranking hundreds of
+    equal chances would order ties alphabetically, so the overview counts them in one line instead."""
+    outlooks = read_outlooks(marts)
+    held = [{**row, "gpu_id": f"held-{index}", "provider": f"provider-{index % 3}", "basis": "list_cut_rate",
+             "prob_drop_5pct": 0.9, "basis_note": "no change seen in 30 days; P(cut within 30 days) 1.2% pooled"}
+            for index, row in enumerate(outlooks[:5])]
+    drops, rises = outlook_lists(outlooks + held, LATEST)
+    assert not [r for r in drops + rises if r["basis"] == "list_cut_rate"]  # 0.9 would have headed the drops
+    assert (drops, rises) == outlook_lists(outlooks, LATEST)
+    told = held_list_prices(outlooks + held, LATEST)
+    assert (told["count"], told["providers"], told["note"]) == (5, 3, "P(cut within 30 days) 1.2% pooled")
+    assert held_list_prices(outlooks, LATEST) is None
+    render(DashboardData(latest_date=LATEST, outlook_drops=drops, outlook_rises=rises,
+                         outlook_held_list_prices=told), tmp_path / "site", now=CLOCK)
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert 'id="held-list-prices"' in page and "5 list prices (3 providers" in page
 
 
 def test_the_overview_rise_list_renders_in_order(marts, tmp_path):
