@@ -158,3 +158,13 @@ def read_backtest(read, source: str | None, scored: str) -> tuple[dict | None, i
               f"({len(report['skipped'])} too short)", file=sys.stderr)
         return None, 1
     return report, 0
+
+
+def print_table(columns: list[str], rows: list[tuple]) -> None:
+    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
+    print("  ".join("-" * w for w in widths))
+    for row in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)))
+    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")

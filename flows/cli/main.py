@@ -8,13 +8,26 @@ import sys
 
 import duckdb
 
-from flows.cli import alerts, analysis, data, explain, outlook, pipeline, signals, tools
+from flows.cli import (
+    alerts,
+    analysis,
+    dashboard,
+    explain,
+    health,
+    imports,
+    outlook,
+    pipeline,
+    query,
+    reference,
+    signals,
+    tools,
+)
 from flows.cli.common import UsageError, one_line
 from warehouse import db
 from warehouse.db import WarehouseBusy, is_damaged_file_error, unreadable
 from warehouse.paths import database_path
 
-GROUPS = (pipeline, data, analysis, explain, signals, outlook, alerts, tools)
+GROUPS = (pipeline, query, health, reference, imports, dashboard, analysis, explain, signals, outlook, alerts, tools)
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 from conftest import gpuprices
 
-import flows.cli.data
+import flows.cli.imports
 import warehouse.imports
 from config.settings import PROJECT_ROOT
 from flows.cli.main import main as cli
@@ -443,9 +443,9 @@ def test_the_command_loads_dbt_once_the_file_is_checked_and_waits_for_it_on_ever
         thread.start()
         return thread
 
-    monkeypatch.setattr(flows.cli.data, "load_dbt_in_background", slow_load)
+    monkeypatch.setattr(flows.cli.imports, "load_dbt_in_background", slow_load)
     builds = []
-    monkeypatch.setattr(flows.cli.data, "dbt_build", lambda: builds.append(
+    monkeypatch.setattr(flows.cli.imports, "dbt_build", lambda: builds.append(
         [thread.name for thread in threading.enumerate() if thread.name == "load-dbt"]))
     history = tmp_path / "dbt.csv"
     history.write_text(HEADER + "2026-01-01,Tesla T4,retail_new,1500,USD,,,,\n")
