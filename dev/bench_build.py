@@ -25,7 +25,7 @@ from dashboards.data import load_explanations, load_from
 from dev.synthetic_history import build_template, generate
 from warehouse import db
 from warehouse.build import build as dbt_build
-from warehouse.report import progress
+from warehouse.progress import progress
 
 LAST_DAY = date(2026, 5, 1)  # the generated histories end on the last bundled day
 

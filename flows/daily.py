@@ -58,7 +58,8 @@ from warehouse.pipeline import (  # noqa: E402
     records_observed_at,
     repeated_documents,
 )
-from warehouse.report import RunReport, progress, timed, utc_now  # noqa: E402
+from warehouse.report import RunReport, timed  # noqa: E402
+from warehouse.progress import progress, utc_now  # noqa: E402
 
 # A source's whole fetch (every page, every retry inside the HTTP client) must end within this; past it the source
 # is recorded as failed and the run goes on. With the task retries below, one source can hold a run for at most

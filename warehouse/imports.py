@@ -52,7 +52,7 @@ from warehouse.landing import compute_run_id, land
 from warehouse.load import IngestRecord, transaction, write_runs
 from warehouse.markets import IMPORT_MARKETS, MARKETS
 from warehouse.normalize import OFFER_SCHEMA
-from warehouse.report import utc_now
+from warehouse.progress import utc_now
 from warehouse.retractions import retraction_of
 
 FORMATS = ("csv", "keepa")

@@ -33,7 +33,8 @@ from warehouse.load import (
     record_without_landing,
 )
 from warehouse.normalize import normalize, normalize_rates, normalize_token_prices
-from warehouse.report import progress, timed, utc_now
+from warehouse.report import timed
+from warehouse.progress import progress, utc_now
 
 
 @dataclass(frozen=True)

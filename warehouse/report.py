@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from config.redact import redact
 from config.settings import data_home
 from warehouse.load import IngestRecord
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC).replace(microsecond=0)
+from warehouse.progress import utc_now
 
 
 @contextmanager
@@ -29,10 +25,6 @@ def timed(seconds: dict[str, float], name: str) -> Iterator[None]:
         yield
     finally:
         seconds[name] = round(seconds.get(name, 0.0) + time.monotonic() - start, 3)
-
-
-def progress(message: str) -> None:
-    print(f"[{datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
 
 
 @dataclass

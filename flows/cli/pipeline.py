@@ -24,7 +24,7 @@ from warehouse.build import build as dbt_build
 from warehouse.build import run_unit_tests
 from warehouse.export import export_marts
 from warehouse.pipeline import fetch_only, ingest_landed_runs, parse_file
-from warehouse.report import progress
+from warehouse.progress import progress
 from warehouse.status import FAILED_STATUSES
 
 

@@ -22,7 +22,7 @@ from flows.scale_out import concurrency_limits, host_tags, shard_sources, this_r
 from scrapers.registry import all_sources
 from warehouse import db
 from warehouse.load import IngestRecord, record_without_landing
-from warehouse.report import utc_now
+from warehouse.progress import utc_now
 
 
 def test_shards_cover_every_source_once_and_keep_a_host_in_one_shard():

@@ -22,7 +22,7 @@ from scrapers.replay import (
 from warehouse import db
 from warehouse.build import build
 from warehouse.pipeline import fetch_and_land, ingest
-from warehouse.report import utc_now
+from warehouse.progress import utc_now
 
 pytestmark = pytest.mark.slow  # dbt builds
 

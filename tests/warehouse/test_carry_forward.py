@@ -24,7 +24,7 @@ from scrapers.replay import (
 from warehouse import db
 from warehouse.build import build
 from warehouse.pipeline import fetch_and_land, ingest, record_failure
-from warehouse.report import utc_now
+from warehouse.progress import utc_now
 
 pytestmark = pytest.mark.slow  # dbt builds
 

@@ -33,7 +33,7 @@ from warehouse.pipeline import (
     ingest_landed_runs,
     record_failure,
 )
-from warehouse.report import utc_now
+from warehouse.progress import utc_now
 
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 DAYS = 60

@@ -39,7 +39,7 @@ from warehouse import db
 from warehouse.landing import land
 from warehouse.markets import MARKETS
 from warehouse.pipeline import fetch_and_land, ingest
-from warehouse.report import utc_now
+from warehouse.progress import utc_now
 from warehouse.status import status
 
 pytestmark = pytest.mark.slow  # dbt builds

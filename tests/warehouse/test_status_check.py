@@ -13,7 +13,7 @@ import pytest
 from flows.cli.main import main
 from warehouse import db
 from warehouse.load import IngestRecord, record_without_landing
-from warehouse.report import utc_now
+from warehouse.progress import utc_now
 
 NOW = utc_now()
 TODAY = NOW - timedelta(hours=1)  # the newest run: one hour ago
