@@ -18,7 +18,7 @@ from decimal import Decimal
 import polars as pl
 
 from analytics import price_history
-from warehouse import schema
+from warehouse.store import schema
 
 VERDICTS_TABLE = "meta.buy_verdicts"
 BACKTEST_TABLE = "meta.buy_signal_backtest"

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import duckdb
 
 from scrapers.gpu_names import resolve_typed
-from warehouse import db
-from warehouse.freshness import age_of
+from warehouse.store import db
+from warehouse.store.freshness import age_of
 
 _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 # The largest count a request may give: a quadrillion parameters or tokens (1e15; the largest published runs are
@@ -399,7 +399,7 @@ def estimate(request: EstimateRequest) -> list[dict]:
     for row in rows:
         row["model"] = request.model.name
         row["activations_counted"] = bool(request.model.layers and request.model.d_model) or request.inference
-        age = age_of(row["price_date"])  # by the clock (warehouse/freshness.py): a months-old price says so
+        age = age_of(row["price_date"])  # by the clock (warehouse/store/freshness.py): a months-old price says so
         row["price_age_days"], row["price_is_stale"] = (age.days, age.is_stale) if age else (None, None)
     return rows
 

@@ -42,7 +42,7 @@ from pathlib import Path
 import polars as pl
 
 from analytics import outlook_features, outlook_fit
-from warehouse import schema
+from warehouse.store import schema
 
 DEFAULT_HORIZON_DAYS = 30
 MIN_HISTORY_DAYS = 60  # a series has an outlook from its 60th day on (index 59): the features need two months

@@ -42,7 +42,7 @@ GPU_CONTEXT_SQL = """
 
 
 def kind_of(market: str) -> str:
-    """The kind of market of a market name (warehouse/markets.py)."""
+    """The kind of market of a market name (warehouse/store/markets.py)."""
     if market.startswith("marketplace_"):
         return "marketplace"
     if market in ("retail_new", "retail_used", "spot"):

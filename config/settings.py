@@ -111,7 +111,7 @@ SETTINGS = (
     Setting('GPUPRICES_STALE_AFTER_DAYS', '14',
             'a price, buy verdict, outlook or source whose day is more than this many days before the clock\'s UTC '
             'date is stale: the site shows it with its date and greyed (never a "buy now"), `status` and every '
-            'command that shows a headline say so (warehouse/freshness.py)'),
+            'command that shows a headline say so (warehouse/store/freshness.py)'),
 )
 _KNOWN = {setting.name for setting in SETTINGS}
 
@@ -210,7 +210,7 @@ def headline_includes_marketplaces() -> bool:
 
 
 def stale_after_days() -> int:
-    """GPUPRICES_STALE_AFTER_DAYS: a whole number of days, 0 or more (warehouse/freshness.py)."""
+    """GPUPRICES_STALE_AFTER_DAYS: a whole number of days, 0 or more (warehouse/store/freshness.py)."""
     value = raw("GPUPRICES_STALE_AFTER_DAYS")
     if value is None:
         return 14

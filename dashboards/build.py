@@ -35,9 +35,9 @@ from dashboards.gpu_charts import (
     plain,
     price_charts,
 )
-from warehouse.explain import figure_text
-from warehouse.freshness import age_of, clock, source_age
-from warehouse.markets import MARKETS
+from warehouse.ingest.explain import figure_text
+from warehouse.store.freshness import age_of, clock, source_age
+from warehouse.store.markets import MARKETS
 
 HERE = Path(__file__).resolve().parent
 
@@ -341,7 +341,7 @@ def render(data: DashboardData, target: Path, now: datetime | None = None) -> li
 
     env.globals.update(age=lambda day: age_of(day, now), explained=explained, index_explained=index_explained,
                        training_explained=training_explained)
-    for row in data.freshness:  # each source by the clock (warehouse/freshness.py), as `gpuprices status` says
+    for row in data.freshness:  # each source by the clock (warehouse/store/freshness.py), as `gpuprices status` says
         row["by_clock"] = source_age(row["last_loaded_at"], now, row["is_imported"])
     prices_age = age_of(data.latest_date, now)
     common = {"latest_date": data.latest_date, "has_synthetic": data.has_synthetic,

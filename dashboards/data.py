@@ -18,12 +18,12 @@ import duckdb
 
 from analytics import buy_verdicts
 from config.settings import headline_includes_marketplaces
-from warehouse.build import carry_forward_days
-from warehouse.db import fetch_dicts as _rows
-from warehouse.db import open_for_reading, open_for_writing
-from warehouse.explain import ExplainError, explain_index, explain_training, price_explanations
-from warehouse.markets import MARKETS
-from warehouse.status import SUSPECT_PRICES_SQL, staleness
+from warehouse.store.build import carry_forward_days
+from warehouse.store.db import fetch_dicts as _rows
+from warehouse.store.db import open_for_reading, open_for_writing
+from warehouse.ingest.explain import ExplainError, explain_index, explain_training, price_explanations
+from warehouse.store.markets import MARKETS
+from warehouse.store.status import SUSPECT_PRICES_SQL, staleness
 
 OFFERS_PER_GPU = 15  # today's cheapest credible offers listed on a GPU page
 SET_ASIDE_OFFERS_PER_GPU = 5  # and below them, the cheapest offers set aside (suspect, unverified), badged
@@ -103,12 +103,12 @@ class DashboardData:
     failures: list[dict] = field(default_factory=list)
     quarantine: list[dict] = field(default_factory=list)
     unmatched: list[dict] = field(default_factory=list)
-    suspect_prices: list[dict] = field(default_factory=list)  # set aside on the newest day (warehouse/status.py)
+    suspect_prices: list[dict] = field(default_factory=list)  # set aside on the newest day (warehouse/store/status.py)
     # the series whose current outlook most likely drops / rises within OUTLOOK_HORIZON_DAYS (outlook_lists)
     outlook_drops: list[dict] = field(default_factory=list)
     outlook_rises: list[dict] = field(default_factory=list)
     outlook_held_list_prices: dict | None = None  # held_list_prices
-    # what `gpuprices explain` says of each headline the pages show (warehouse/explain.py): by (gpu_id, market, day)
+    # what `gpuprices explain` says of each headline the pages show (warehouse/ingest/explain.py): by (gpu_id, market, day)
     # for a price, (gpu_id, market, day) for an index move, (model_id, precision, day) for a training cost
     price_explanations: dict = field(default_factory=dict)
     index_explanations: dict = field(default_factory=dict)

@@ -28,7 +28,7 @@ from config.settings import use_data_home
 from scrapers.cloud.aws import AwsEc2
 from scrapers.http import HttpClient, HttpSettings
 from scrapers.replay import rewrite_to
-from warehouse.landing import land
+from warehouse.store.landing import land
 
 # Real instance types of the GPU families the parser knows, and common non-GPU ones (most of a real file).
 GPU_TYPES = [("p5.48xlarge", 8), ("p4d.24xlarge", 8), ("g5.xlarge", 1), ("g6e.12xlarge", 4), ("g4dn.xlarge", 1)]

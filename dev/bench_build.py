@@ -23,9 +23,9 @@ import duckdb
 from config.settings import data_home, use_data_home
 from dashboards.data import load_explanations, load_from
 from dev.synthetic_history import build_template, generate
-from warehouse import db
-from warehouse.build import build as dbt_build
-from warehouse.progress import progress
+from warehouse.store import db
+from warehouse.store.build import build as dbt_build
+from warehouse.store.progress import progress
 
 LAST_DAY = date(2026, 5, 1)  # the generated histories end on the last bundled day
 

@@ -33,9 +33,9 @@ from scrapers.replay import (
     replay_plan,
     rewrite_to,
 )
-from warehouse.paths import database_path
-from warehouse.pipeline import fetch_and_land, ingest
-from warehouse.schema import DROPPED_OFFER_COLUMNS
+from warehouse.store.paths import database_path
+from warehouse.ingest.pipeline import fetch_and_land, ingest
+from warehouse.store.schema import DROPPED_OFFER_COLUMNS
 
 TRIGGER = "synthetic-history"
 MARKETPLACE_SOURCE = "vast"
@@ -85,7 +85,7 @@ def generate(
     chunk_days: int = 61,
 ) -> int:
     """Append `days` days of synthetic history starting at `first_day` to the raw tables. Returns the offer rows
-    written. The raw schema must exist (warehouse.db.connect creates it)."""
+    written. The raw schema must exist (warehouse.store.db.connect creates it)."""
     refuse_observed_data(connection)
     connection.execute(f"ATTACH '{template_path}' AS template (READ_ONLY)")
     try:
@@ -127,7 +127,7 @@ def _prepare_templates(connection, marketplace_offers: int, seed: int) -> None:
         {"marketplace_sources": list(MARKETPLACE_TEMPLATE_SOURCES), "offers": marketplace_offers,
          "source": MARKETPLACE_SOURCE, "seed": seed},
     )
-    # a template loaded before the legacy USD columns were dropped (warehouse/schema.py) still has them, NULL
+    # a template loaded before the legacy USD columns were dropped (warehouse/store/schema.py) still has them, NULL
     for table in ("offer_template", "marketplace_template"):
         for column in DROPPED_OFFER_COLUMNS:
             connection.execute(f"ALTER TABLE {table} DROP COLUMN IF EXISTS {column}")
@@ -233,7 +233,7 @@ def _generate_days(connection, first_day: date, days: int, seed: int) -> int:
                0 AS bytes_fetched, offers AS rows_parsed, offers AS rows_loaded, 0 AS rows_rejected,
                NULL AS error, NULL AS landing_path, true AS is_synthetic, $trigger AS trigger,
                'synthetic' AS data_origin,
-               -- the commit's place in the build's order, as warehouse/load.py takes it (one number per commit)
+               -- the commit's place in the build's order, as warehouse/ingest/load.py takes it (one number per commit)
                (SELECT coalesce(max(commit_seq), 0) + 1 FROM raw.ingest_runs) AS commit_seq
         FROM runs
         """,

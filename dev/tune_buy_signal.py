@@ -35,8 +35,8 @@ from analytics.buy_signal import (
     recent_level,
     trailing_log_volatility,
 )
-from warehouse.histories import KEEPA_HISTORIES, KEEPA_SOURCE
-from warehouse.imports import read_prices
+from warehouse.ingest.histories import KEEPA_HISTORIES, KEEPA_SOURCE
+from warehouse.ingest.imports import read_prices
 
 GRID = {"dip_sigmas": (0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5), "short_median_days": (3, 5, 7, 10, 14),
         "volatility_days": (30, 60, 90, 180), "launch_days": (0, 60, 90, 120, 180, 365),

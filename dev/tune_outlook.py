@@ -29,7 +29,7 @@ import polars as pl
 
 from analytics import outlook, outlook_features, outlook_fit
 from analytics.price_history import series as price_series
-from warehouse import db
+from warehouse.store import db
 
 SOURCES = ("keepa-amazon", "idealo-de", "gcp-list-history")
 SOURCE_PROVIDER = {"gcp-list-history": "gcp"}  # a list-price history is its provider's own series

@@ -45,21 +45,21 @@ from scrapers.replay import (  # noqa: E402
     replay_plan,
     rewrite_to,
 )
-from warehouse import db  # noqa: E402
-from warehouse.build import build as dbt_build  # noqa: E402
-from warehouse.export import export_marts  # noqa: E402
-from warehouse.histories import load_bundled_histories  # noqa: E402
-from warehouse.incidents import evaluate as evaluate_incidents  # noqa: E402
-from warehouse.load import IngestRecord  # noqa: E402
-from warehouse.pipeline import (  # noqa: E402
+from warehouse.store import db  # noqa: E402
+from warehouse.store.build import build as dbt_build  # noqa: E402
+from warehouse.store.export import export_marts  # noqa: E402
+from warehouse.ingest.histories import load_bundled_histories  # noqa: E402
+from warehouse.store.incidents import evaluate as evaluate_incidents  # noqa: E402
+from warehouse.ingest.load import IngestRecord  # noqa: E402
+from warehouse.ingest.pipeline import (  # noqa: E402
     fetch_and_land,
     ingest,
     record_failure,
     records_observed_at,
     repeated_documents,
 )
-from warehouse.report import RunReport, timed  # noqa: E402
-from warehouse.progress import progress, utc_now  # noqa: E402
+from warehouse.ingest.report import RunReport, timed  # noqa: E402
+from warehouse.store.progress import progress, utc_now  # noqa: E402
 
 # A source's whole fetch (every page, every retry inside the HTTP client) must end within this; past it the source
 # is recorded as failed and the run goes on. With the task retries below, one source can hold a run for at most
@@ -193,7 +193,7 @@ def alerts_task(days: list) -> tuple[list[dict], list[dict]]:
 
 def incidents_stage(report: RunReport, source_ids: list[str]) -> None:
     """After a load: open or close the source incidents of these sources and send their messages
-    (warehouse/incidents.py). Into the run report; a failure here, or of a message, never fails the run."""
+    (warehouse/store/incidents.py). Into the run report; a failure here, or of a message, never fails the run."""
     try:
         with report.stage("incidents"):
             report.add_incidents(evaluate_incidents(source_ids, send=send_notices))
@@ -229,7 +229,7 @@ def _finish(report: RunReport, build: bool, export: bool, days: list | None = No
                     report.dashboard = dashboard_task()
             except Exception as error:  # noqa: BLE001 - reported in the run report and on the console
                 report.dashboard_error = f"{type(error).__name__}: {error}"
-    # What readers see while the next run writes (warehouse/db.py).
+    # What readers see while the next run writes (warehouse/store/db.py).
     with stage("snapshot"):
         snapshot = db.publish_snapshot()
     report.snapshot = str(snapshot) if snapshot else None
@@ -255,7 +255,7 @@ async def daily(sources: list[str] | None = None, build: bool = True, export: bo
 async def collect_shard(sources: list[str], observed_at: str, offline_day: str | None = None,
                         offline_base_url: str | None = None) -> list[dict]:
     """One shard of a distributed daily run: fetch, land, parse, check and load these sources. Started by
-    `daily-distributed` on any worker of the pool; loads wait their turn for the warehouse file (warehouse/db.py).
+    `daily-distributed` on any worker of the pool; loads wait their turn for the warehouse file (warehouse/store/db.py).
     `offline_day` + `offline_base_url`: that bundled day, from a recorded-response server (gpuprices bench
     scale-out), with the host tags kept."""
     if offline_day:
@@ -391,7 +391,7 @@ async def replay_offline(
                 incidents_stage(report, source_ids)  # judged day by day, as daily runs would have
     if not sources:
         # the bundled real histories observed elsewhere, beside the replayed days (marked imported): the ECB rates
-        # since 1999, then the price histories (warehouse/histories.py)
+        # since 1999, then the price histories (warehouse/ingest/histories.py)
         with report.stage("import"), db.writer_session():
             report.imports = load_bundled_histories()
     print(report.summary())

@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from scrapers.base import Source
-from warehouse.load import IngestRecord
+from warehouse.ingest.load import IngestRecord
 
 DEFAULT_PER_HOST_LIMIT = 1  # sources fetching from one host at the same time, across all workers
 

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 
 from cronsim import CronSim, CronSimError
 
-from warehouse.progress import progress
+from warehouse.store.progress import progress
 
 # What `gpuprices run` exit statuses mean (flows/cli/pipeline.py RUN_EXIT_STATUSES says it to users).
 RUN_OUTCOMES = {0: "done", 1: "nothing loaded, or the run failed", 2: "a usage error",

@@ -1,13 +1,13 @@
 """The stage after a dbt build that writes the series marts with Python (the daily run's `outlook` stage, and
 `gpuprices build`): the flow calls the build (warehouse/) and then the analyses (analytics/), so the store never runs
-an analysis. The tables are created with the others (warehouse/schema.py); dbt shows them as views."""
+an analysis. The tables are created with the others (warehouse/store/schema.py); dbt shows them as views."""
 
 from __future__ import annotations
 
 from analytics import buy_verdicts, outlook
 from analytics.price_history import outlook_series
-from warehouse import db
-from warehouse.build import BuildPlan
+from warehouse.store import db
+from warehouse.store.build import BuildPlan
 
 
 def write_series_marts(plan: BuildPlan) -> int:

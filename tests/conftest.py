@@ -167,7 +167,7 @@ def sql_rows(home: Path, query: str) -> list[dict]:
     The command itself is tested through the CLI (tests/flows/test_cli_errors.py, test_sql_allow_files.py)."""
     from config.settings import use_data_home
     from flows.cli.common import json_text, unique_names
-    from warehouse import db
+    from warehouse.store import db
 
     with use_data_home(home), db.connect(read_only=True) as connection:
         result = connection.execute(query)

@@ -101,13 +101,21 @@ def test_the_cycle_check_finds_a_cycle():
 
 # The floors, lowest first: a module imports from its own floor or below, never above (the flow calls the build and
 # then the analyses; the store never runs an analysis). dev/ stands above them all.
-FLOORS = ("config", "scrapers", "warehouse", "analytics", "dashboards", "flows", "dev")
+# warehouse/ is two floors: the store (the file, its schema, the landed documents, the build, export, status) under
+# ingest (documents to rows, imports, backfills): ingest writes through the store, the store never runs an ingest.
+FLOORS = ("config", "scrapers", "warehouse.store", "warehouse.ingest", "warehouse", "analytics", "dashboards", "flows",
+          "dev")
+
+
+def floor_of(module: str) -> int:
+    floor = {package: level for level, package in enumerate(FLOORS)}
+    parts = module.split(".")
+    return floor[".".join(parts[:2])] if ".".join(parts[:2]) in floor else floor[parts[0]]
 
 
 def arrows_back_up(graph: dict[str, set[str]]) -> list[str]:
-    floor = {package: level for level, package in enumerate(FLOORS)}
     return sorted(f"{module} -> {target}" for module, targets in graph.items() for target in targets
-                  if floor[target.split(".")[0]] > floor[module.split(".")[0]])
+                  if floor_of(target) > floor_of(module))
 
 
 def test_no_import_runs_back_up_the_floors():
@@ -115,8 +123,18 @@ def test_no_import_runs_back_up_the_floors():
 
 
 def test_the_floor_check_finds_an_arrow_back_up():
-    assert arrows_back_up({"warehouse.build": {"analytics.outlook", "warehouse.db"}, "flows.daily": {"warehouse.db"}}
-                          ) == ["warehouse.build -> analytics.outlook"]
+    assert arrows_back_up({"warehouse.store.build": {"analytics.outlook", "warehouse.store.db"},
+                           "flows.daily": {"warehouse.store.db"}}) == ["warehouse.store.build -> analytics.outlook"]
+    assert arrows_back_up({"warehouse.store.build": {"warehouse.ingest.report"},
+                           "warehouse.ingest.load": {"warehouse.store.db"}}
+                          ) == ["warehouse.store.build -> warehouse.ingest.report"]
+
+
+def test_warehouse_holds_its_two_jobs_in_two_folders():
+    """Issue 41 part 2: no module left at warehouse/'s top; each of its modules in store/ or ingest/."""
+    top = sorted(path.name for path in (ROOT / "warehouse").glob("*.py") if path.name != "__init__.py")
+    assert top == [] and {path.name for path in (ROOT / "warehouse").iterdir() if path.is_dir()
+                          and not path.name.startswith((".", "__"))} == {"store", "ingest"}
 
 
 def test_no_private_names_imported_across_modules():

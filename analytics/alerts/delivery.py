@@ -16,7 +16,7 @@ so that no per-read timeout ever trips; an SMTP server that does the same): the 
 SMTP connection shut down.
 
 The same channels carry the operator's notices (send_notices): a source incident opened or recovered
-(warehouse/incidents.py), with a subject of its own, logged in `alerts.deliveries` under `incident:<id>:<what>`.
+(warehouse/store/incidents.py), with a subject of its own, logged in `alerts.deliveries` under `incident:<id>:<what>`.
 """
 
 from __future__ import annotations

@@ -30,9 +30,9 @@ from analytics.alerts.rules import (
 from analytics.buy_signal import DECISION_RULE, RULES
 from analytics.price_history import panel_series
 from scrapers.gpu_names import resolve_typed
-from warehouse import db
-from warehouse.db import fetch_dicts
-from warehouse.markets import MARKETS
+from warehouse.store import db
+from warehouse.store.db import fetch_dicts
+from warehouse.store.markets import MARKETS
 
 # -- evaluation -----------------------------------------------------------------------------------------------------
 SCHEMA_SQL = """

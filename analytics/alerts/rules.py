@@ -13,10 +13,10 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from config.settings import alerts_path
-from warehouse import markets
-from warehouse.markets import ALERT_MARKETS
+from warehouse.store import markets
+from warehouse.store.markets import ALERT_MARKETS
 
-MARKETS = ALERT_MARKETS  # the markets a rule may watch (warehouse/markets.py)
+MARKETS = ALERT_MARKETS  # the markets a rule may watch (warehouse/store/markets.py)
 CONDITIONS = ("below", "good_deal", "drop", "new_low")
 # the markets whose availability is known per offer (marts.gpu_cheapest_available_daily): rentals
 AVAILABLE_MARKETS = tuple(name for name in ALERT_MARKETS if markets.MARKETS[name].price_per == "gpu_hour")

@@ -1,4 +1,4 @@
-"""Builds the bundled real price histories the offline run imports (warehouse/histories.py lists them), from the
+"""Builds the bundled real price histories the offline run imports (warehouse/ingest/histories.py lists them), from the
 sample files given on the command line. Dev code only: nothing at runtime or in the tests reads the samples.
 
     uv run python -m dev.recordings.build_histories \\
@@ -6,11 +6,11 @@ sample files given on the command line. Dev code only: nothing at runtime or in 
 
 - `--gcp`: Google Cloud GPU instance list prices, one row per weekly revision x instance type x region, wide
   (hour, hour_spot, month, month_1y, month_3y, month_spot; USD per instance). Written in the project's import CSV
-  format (warehouse/imports.py CSV_COLUMNS + provider, region, title, per, gpu_count), gzipped, to
+  format (warehouse/ingest/imports.py CSV_COLUMNS + provider, region, title, per, gpu_count), gzipped, to
   recordings/history/gcp_list_prices/gcp_gpu_prices.csv.gz: one row per revision x instance x region x market
   (see `gcp_rows`).
 - `--idealo`: idealo.de's lowest new-card offer per day (EUR): copied byte for byte to
-  recordings/history/idealo_de/idealo_daily.csv (imported with a column map, warehouse/histories.py).
+  recordings/history/idealo_de/idealo_daily.csv (imported with a column map, warehouse/ingest/histories.py).
 - `--ecb` (default: the real history file in tests/fixtures/ecb/): the ECB reference rates up to the day before
   the first replay day, to recordings/ecb/eurofxref-hist_to_2026-04-01.zip (the replay serves the days after).
 

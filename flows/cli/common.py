@@ -13,7 +13,7 @@ import duckdb
 import yaml
 
 from scrapers.registry import all_sources
-from warehouse import db
+from warehouse.store import db
 
 
 class UsageError(Exception):

@@ -1,4 +1,4 @@
-"""`gpuprices explain`: a headline traced to the offers behind it and recomputed from them (warehouse/explain.py)."""
+"""`gpuprices explain`: a headline traced to the offers behind it and recomputed from them (warehouse/ingest/explain.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import duckdb
 
 from analytics.alerts.engine import RuleError, resolve_rule_gpu
 from flows.cli.common import UsageError, json_text, one_line, positive
-from warehouse import db
-from warehouse.explain import ExplainError, explain_index, explain_price, explain_training, render
-from warehouse.markets import MARKETS
+from warehouse.store import db
+from warehouse.ingest.explain import ExplainError, explain_index, explain_price, explain_training, render
+from warehouse.store.markets import MARKETS
 
 TEXT_OFFERS = 40  # offers listed in the text output without --all (the JSON lists every one)
 EXIT_EPILOG = ("exit status: 0 = every figure recomputes to what the marts hold (and the cheapest offer's landed "

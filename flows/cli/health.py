@@ -6,9 +6,9 @@ import sys
 from datetime import UTC
 
 from flows.cli.common import duration, json_text, print_json_line
-from warehouse.incidents import NoOpenIncident, close_by_hand, render_line
-from warehouse.incidents import listed as listed_incidents
-from warehouse.status import problems, render, status
+from warehouse.store.incidents import NoOpenIncident, close_by_hand, render_line
+from warehouse.store.incidents import listed as listed_incidents
+from warehouse.store.status import problems, render, status
 
 
 def cmd_status(args) -> int:

@@ -16,18 +16,18 @@ from flows.cli.common import (
     print_json_line,
     print_table,
 )
-from warehouse.build import build as dbt_build
-from warehouse.build import load_dbt_in_background
-from warehouse.imports import (
+from warehouse.store.build import build as dbt_build
+from warehouse.store.build import load_dbt_in_background
+from warehouse.ingest.imports import (
     BAD_ROWS,
     FORMATS,
     ImportFileError,
     import_prices,
     parse_columns,
 )
-from warehouse.markets import IMPORT_MARKETS
-from warehouse.quotes import QuoteFileError, load_quotes
-from warehouse.retractions import RetractionError, list_imports, undo_import
+from warehouse.store.markets import IMPORT_MARKETS
+from warehouse.ingest.quotes import QuoteFileError, load_quotes
+from warehouse.ingest.retractions import RetractionError, list_imports, undo_import
 
 
 def cmd_quotes(args) -> int:

@@ -23,9 +23,9 @@ from flows.cli import (
     tools,
 )
 from flows.cli.common import UsageError, one_line
-from warehouse import db
-from warehouse.db import WarehouseBusy, is_damaged_file_error, unreadable
-from warehouse.paths import database_path
+from warehouse.store import db
+from warehouse.store.db import WarehouseBusy, is_damaged_file_error, unreadable
+from warehouse.store.paths import database_path
 
 GROUPS = (pipeline, query, health, reference, imports, dashboard, analysis, explain, signals, outlook, alerts, tools)
 

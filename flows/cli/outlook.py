@@ -12,9 +12,9 @@ from analytics.alerts.engine import RuleError, resolve_rule_gpu
 from analytics.price_history import outlook_series
 from analytics.price_history import series as price_series
 from flows.cli.common import UsageError, json_text, one_line, read_backtest
-from warehouse import db
-from warehouse.freshness import age_of
-from warehouse.markets import MARKETS
+from warehouse.store import db
+from warehouse.store.freshness import age_of
+from warehouse.store.markets import MARKETS
 
 
 def _probability(value) -> str:

@@ -18,14 +18,14 @@ from scrapers.errors import SourceError
 from scrapers.http import HttpClient
 from scrapers.registry import all_sources
 from scrapers.replay import ReplayRangeError, check_replay_range, load_recordings
-from warehouse import db
-from warehouse.backfill import GitError, backfill_ecb, backfill_skypilot
-from warehouse.build import build as dbt_build
-from warehouse.build import run_unit_tests
-from warehouse.export import export_marts
-from warehouse.pipeline import fetch_only, ingest_landed_runs, parse_file
-from warehouse.progress import progress
-from warehouse.status import FAILED_STATUSES
+from warehouse.store import db
+from warehouse.ingest.backfill import GitError, backfill_ecb, backfill_skypilot
+from warehouse.store.build import build as dbt_build
+from warehouse.store.build import run_unit_tests
+from warehouse.store.export import export_marts
+from warehouse.ingest.pipeline import fetch_only, ingest_landed_runs, parse_file
+from warehouse.store.progress import progress
+from warehouse.store.status import FAILED_STATUSES
 
 
 def cmd_run(args) -> int:
@@ -84,7 +84,7 @@ def cmd_run(args) -> int:
 
 
 def print_incidents(report: dict) -> None:
-    """The run's source incidents (warehouse/incidents.py): one line each opened or closed, one per message that
+    """The run's source incidents (warehouse/store/incidents.py): one line each opened or closed, one per message that
     reached no channel, one per note."""
     incidents = report.get("incidents") or {}
     for incident in incidents.get("opened", []):

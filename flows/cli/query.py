@@ -9,7 +9,7 @@ import duckdb
 
 from config.settings import data_home
 from flows.cli.common import one_line, print_json_line, print_table, unique_names
-from warehouse import db
+from warehouse.store import db
 
 
 def cmd_sql(args) -> int:

@@ -8,7 +8,7 @@ import sys
 import duckdb
 
 from config.settings import markdown_table as settings_table
-from warehouse.docs import (
+from warehouse.store.docs import (
     GENERATED_BLOCKS,
     MissingMarkers,
     rewrite_blocks,

@@ -72,7 +72,7 @@ converted as (
                           fx='rate_of_day', as_type='decimal(24, 10)') }}
             as price_usd,
         -- the one USD conversion, USD included (rows loaded before price_per_unit existed got it from their
-        -- load's USD figure: warehouse/schema.py _move_legacy_unit_prices)
+        -- load's USD figure: warehouse/store/schema.py _move_legacy_unit_prices)
         case when current_parse.channel in ('cloud', 'marketplace') then
             {{ usd_at_fx_rate('current_parse.price_per_unit', 'current_parse.currency', 'current_parse.price_date',
                               fx='rate_of_day', as_type='decimal(18, 6)') }}

@@ -1,7 +1,7 @@
 {# Incremental builds: which days a build rewrites.
 
    `gpuprices build` writes them to meta.build_in_progress (one row: full_refresh, rebuild_dates) before dbt runs and
-   empties it after (warehouse/build.py): the observation days of every source-run loaded, re-parsed or given new
+   empties it after (warehouse/store/build.py): the observation days of every source-run loaded, re-parsed or given new
    exchange rates since the previous build. Observations are append-only and each day's figures depend only on that
    day's runs (and the week of ECB rates before it), so rewriting those days gives the same tables as a full
    rebuild. With no row (a first build, `--full-refresh`, or dbt run by hand) every day is built. A table read at

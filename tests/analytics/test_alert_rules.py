@@ -7,7 +7,7 @@ import pytest
 
 from analytics.alerts.rules import RuleError, load_config, rules_path
 from flows.cli.main import main as cli
-from warehouse import db
+from warehouse.store import db
 
 
 def test_a_gpu_name_with_control_characters_is_refused_on_add_and_in_the_rules_file(home, capsys):

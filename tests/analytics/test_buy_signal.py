@@ -28,7 +28,7 @@ from analytics.buy_signal import (
     overall,
 )
 from dev.tune_buy_signal import bundled_retail_series
-from warehouse.histories import KEEPA_HISTORIES
+from warehouse.ingest.histories import KEEPA_HISTORIES
 
 
 def prices(*values) -> list[Decimal]:

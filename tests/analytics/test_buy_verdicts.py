@@ -11,7 +11,7 @@ import duckdb
 
 from analytics import buy_verdicts, price_history
 from analytics.price_history import PriceSeries
-from warehouse.schema import create_raw_schema
+from warehouse.store.schema import create_raw_schema
 
 
 def wave(days: int, phase: float, base: str = "1500") -> list[Decimal]:

@@ -12,7 +12,7 @@ import pytest
 
 from analytics import outlook
 from analytics.price_history import PriceSeries
-from warehouse.schema import create_raw_schema
+from warehouse.store.schema import create_raw_schema
 
 
 def test_brier_skill_coverage_and_pinball_on_hand_worked_numbers():

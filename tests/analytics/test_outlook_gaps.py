@@ -15,7 +15,7 @@ import pytest
 
 from analytics import outlook, price_history
 from analytics.price_history import PriceSeries
-from warehouse.schema import create_raw_schema
+from warehouse.store.schema import create_raw_schema
 
 START = date(2023, 1, 1)
 GAP_DAYS = 200

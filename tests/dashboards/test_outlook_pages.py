@@ -34,8 +34,8 @@ from dashboards.data import (
     outlook_lists,
     read_outlooks,
 )
-from warehouse.markets import MARKETS
-from warehouse.schema import create_raw_schema
+from warehouse.store.markets import MARKETS
+from warehouse.store.schema import create_raw_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = re.compile(r'<script type="application/json" id="(spec-[^"]+)">(.*?)</script>', re.S)

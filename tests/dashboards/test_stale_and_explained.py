@@ -31,8 +31,8 @@ from dashboards import data as dashboard_data
 from dashboards.build import build
 from scrapers.http import RawDocument
 from scrapers.registry import source_by_id
-from warehouse.landing import land
-from warehouse.pipeline import ingest
+from warehouse.store.landing import land
+from warehouse.ingest.pipeline import ingest
 
 pytestmark = pytest.mark.slow  # a copy of the offline run, a dbt build and a browser
 

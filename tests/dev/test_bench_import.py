@@ -7,7 +7,7 @@ from __future__ import annotations
 import duckdb
 
 from dev.bench_import import SOURCE, WEEKS, generate
-from warehouse.imports import import_prices
+from warehouse.ingest.imports import import_prices
 
 
 def test_the_synthetic_history_is_deterministic_and_its_bad_rows_are_quarantined(home, tmp_path):

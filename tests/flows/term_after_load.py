@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from flows.cli.main import main  # noqa: E402
-from warehouse.pipeline import ingest  # noqa: E402
+from warehouse.ingest.pipeline import ingest  # noqa: E402
 
 source_id = sys.argv[1]
 to_thread = asyncio.to_thread

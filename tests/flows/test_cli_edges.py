@@ -18,7 +18,7 @@ import pytest
 
 from conftest import ROOT
 from flows.cli.main import main
-from warehouse import db
+from warehouse.store import db
 
 FIFTY_MB = 50 * 1024 * 1024
 HEADER = "observed_at,gpu,market,price,currency,title\n"
@@ -277,7 +277,7 @@ def test_a_cut_short_warehouse_file_is_one_line(empty_warehouse, capsys, command
 
 @pytest.mark.parametrize("manifest", ["[]", "null", "{}", '{"partitions": [], "files": []}'])
 def test_an_export_manifest_of_another_shape_is_no_traceback(empty_warehouse, capsys, monkeypatch, manifest):
-    from warehouse import export
+    from warehouse.store import export
 
     monkeypatch.setattr(export, "EXPORTED_MARTS", ("gpu_prices_daily",))
     with db.connect() as connection:
@@ -303,7 +303,7 @@ def test_a_reader_that_goes_away_is_no_traceback(tmp_path):
     """`gpuprices sql ... | head`: the pipe closes early; the command ends quietly (status 1), no traceback."""
     import subprocess
 
-    command = ("import sys; from flows.cli.main import main; from warehouse import db\n"
+    command = ("import sys; from flows.cli.main import main; from warehouse.store import db\n"
                "with db.connect():\n    pass\n"  # an empty warehouse to query
                "sys.exit(main(['sql', 'select range from range(100000)']))")
     child = subprocess.Popen([sys.executable, "-c", command], cwd=ROOT, stdout=subprocess.PIPE,

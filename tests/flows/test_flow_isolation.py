@@ -11,7 +11,7 @@ from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from flows.daily import collect_all
 from scrapers.replay import RecordedServer, load_recordings, replay_plan
-from warehouse import db
+from warehouse.store import db
 
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 

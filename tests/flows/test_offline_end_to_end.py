@@ -101,7 +101,7 @@ def test_parse_command_prints_normalized_offers(warehouse):
 
 
 def test_generated_docs_match_the_real_warehouse_and_the_code(warehouse):
-    """Every generated block (warehouse/docs.py GENERATED_BLOCKS), those from the warehouse included (docs/schema.md,
+    """Every generated block (warehouse/store/docs.py GENERATED_BLOCKS), those from the warehouse included (docs/schema.md,
     the README's offline counts), is what `gpuprices docs` would write from this offline warehouse."""
     result = gpuprices(warehouse, "docs", "--check", "--warehouse", check=False)
     assert result.returncode == 0 and result.stdout == "", \
@@ -738,7 +738,7 @@ def test_the_models_unit_tests_pass_on_the_built_warehouse(own_warehouse):
 
 
 def test_the_marts_hold_only_the_categorical_values_schema_md_lists_and_every_offer_its_data_origin(warehouse):
-    from warehouse.docs import categorical_values
+    from warehouse.store.docs import categorical_values
 
     columns = sql_rows(warehouse, "select table_schema, table_name, column_name from information_schema.columns "
                                   "where table_schema in ('marts', 'monitoring') order by all")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import flows.daily
-from warehouse.report import RunReport
+from warehouse.ingest.report import RunReport
 
 
 def test_an_outlook_that_fails_is_reported_and_the_run_still_finishes(home, monkeypatch):

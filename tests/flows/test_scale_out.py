@@ -20,9 +20,9 @@ import flows.daily as daily_module
 from flows.daily import stop_shard_runs
 from flows.scale_out import concurrency_limits, host_tags, shard_sources, this_runs_records
 from scrapers.registry import all_sources
-from warehouse import db
-from warehouse.load import IngestRecord, record_without_landing
-from warehouse.progress import utc_now
+from warehouse.store import db
+from warehouse.ingest.load import IngestRecord, record_without_landing
+from warehouse.store.progress import utc_now
 
 
 def test_shards_cover_every_source_once_and_keep_a_host_in_one_shard():

@@ -10,7 +10,7 @@ import json
 import duckdb
 
 from flows.cli.main import main
-from warehouse import db
+from warehouse.store import db
 
 
 def sql(capsys, *args: str) -> tuple[int, str, str]:

@@ -92,8 +92,8 @@ def _recorded_documents():
 def test_every_bundled_recording_parses_passes_integrity_and_keeps_names_dbt_can_resolve():
     from scrapers.gpu_names import resolve_gpu_id
     from scrapers.registry import all_sources
-    from warehouse.landing import LandedRun
-    from warehouse.pipeline import RECORD_KINDS
+    from warehouse.store.landing import LandedRun
+    from warehouse.ingest.pipeline import RECORD_KINDS
 
     seen = set()
     for source_id, recorded_at, documents, overrides in _recorded_documents():

@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from flows.cli.main import main  # noqa: E402
-from warehouse import load  # noqa: E402
+from warehouse.ingest import load  # noqa: E402
 
 held_file = Path(sys.argv[1])
 write_records = load.insert_ingest_records

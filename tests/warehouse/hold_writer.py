@@ -12,7 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from flows.cli.main import main  # noqa: E402
-from warehouse import db  # noqa: E402
+from warehouse.store import db  # noqa: E402
 
 go_file = Path(sys.argv[1])
 open_for_writing = db.open_for_writing

@@ -12,7 +12,7 @@ import pytest
 from conftest import FIXTURES, RECORDINGS
 
 from flows.cli.main import main
-from warehouse.paths import database_path
+from warehouse.store.paths import database_path
 
 
 def _commit(repo, files: dict[str, str], when: str, message: str) -> None:
@@ -95,7 +95,7 @@ def test_backfill_of_a_folder_that_is_not_a_git_repo_fails_clearly(home, tmp_pat
 def test_ecb_history_backfill_loads_every_rate_once_and_a_truncated_file_loads_nothing(home, tmp_path):
     import duckdb
 
-    from warehouse.backfill import backfill_ecb
+    from warehouse.ingest.backfill import backfill_ecb
 
     history = FIXTURES / "ecb" / "eurofxref-hist.zip"
     truncated = tmp_path / "eurofxref-hist.zip"

@@ -1,5 +1,5 @@
 """Builds of two data homes in one process each write their own warehouse: dbt sees every home's database by the
-same name (warehouse/build.py runs it from the database's folder, so its saved parse serves every home), and
+same name (warehouse/store/build.py runs it from the database's folder, so its saved parse serves every home), and
 dbt-duckdb, which keeps one database open per process while the profile is unchanged, must not carry the first
 home's database into the second home's build. And a view model's build replaces whatever relation holds its name."""
 
@@ -19,10 +19,10 @@ from scrapers.replay import (
     replay_plan,
     rewrite_to,
 )
-from warehouse import db
-from warehouse.build import build
-from warehouse.pipeline import fetch_and_land, ingest
-from warehouse.progress import utc_now
+from warehouse.store import db
+from warehouse.store.build import build
+from warehouse.ingest.pipeline import fetch_and_land, ingest
+from warehouse.store.progress import utc_now
 
 pytestmark = pytest.mark.slow  # dbt builds
 

@@ -14,9 +14,9 @@ import pytest
 from conftest import ROOT
 
 from flows.cli.main import main
-from warehouse import db
-from warehouse.build import build
-from warehouse.paths import database_path
+from warehouse.store import db
+from warehouse.store.build import build
+from warehouse.store.paths import database_path
 
 # Whether another process can open the warehouse file for writing right now: "free", or "held" on a lock conflict.
 PROBE = """

@@ -1,4 +1,4 @@
-"""The build's DuckDB memory bound (warehouse/db.py memory_bound): dbt's nodes run under it, a build that runs out of
+"""The build's DuckDB memory bound (warehouse/store/db.py memory_bound): dbt's nodes run under it, a build that runs out of
 memory under it runs again with DuckDB's own limit, and the limit is DuckDB's own again after the build."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from types import SimpleNamespace
 
 import duckdb
 
-import warehouse.db
-from warehouse import db
-from warehouse.build import build
-from warehouse.db import memory_bound_mb
-from warehouse.paths import database_target
+import warehouse.store.db
+from warehouse.store import db
+from warehouse.store.build import build
+from warehouse.store.db import memory_bound_mb
+from warehouse.store.paths import database_target
 
 
 def _limit_seen_by_another_connection() -> str:
@@ -70,7 +70,7 @@ def test_a_large_warehouse_builds_with_duckdbs_own_limit(home, monkeypatch):
             return SimpleNamespace(success=True, exception=None, result=SimpleNamespace(results=[]))
 
     monkeypatch.setattr("dbt.cli.main.dbtRunner", Recording)
-    monkeypatch.setattr(warehouse.db, "MEMORY_BOUND_UP_TO_OFFERS", -1)  # any warehouse is large
+    monkeypatch.setattr(warehouse.store.db, "MEMORY_BOUND_UP_TO_OFFERS", -1)  # any warehouse is large
     build()
     with db.connect() as connection:
         assert seen == [connection.execute("SELECT current_setting('memory_limit')").fetchone()[0]]

@@ -21,10 +21,10 @@ from scrapers.replay import (
     replay_plan,
     rewrite_to,
 )
-from warehouse import db
-from warehouse.build import build
-from warehouse.pipeline import fetch_and_land, ingest, record_failure
-from warehouse.progress import utc_now
+from warehouse.store import db
+from warehouse.store.build import build
+from warehouse.ingest.pipeline import fetch_and_land, ingest, record_failure
+from warehouse.store.progress import utc_now
 
 pytestmark = pytest.mark.slow  # dbt builds
 

@@ -1,4 +1,4 @@
-"""`gpuprices explain`'s recomputation (warehouse/explain.py) on offers made by hand: each figure recomputed from the
+"""`gpuprices explain`'s recomputation (warehouse/ingest/explain.py) on offers made by hand: each figure recomputed from the
 offers and their rules, each unit conversion from the price as given, and a mart that disagrees is a mismatch. The
 whole command on a built warehouse, down to the landed bytes: tests/dashboards/test_stale_and_explained.py."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from decimal import Decimal
 
-from warehouse.explain import conversion_words, price_explanation, recomputed_unit_usd
+from warehouse.ingest.explain import conversion_words, price_explanation, recomputed_unit_usd
 
 DAY = date(2026, 5, 1)
 

@@ -1,4 +1,4 @@
-"""The Parquet export (warehouse/export.py): a new version per export behind the mart's link, and a partition whose
+"""The Parquet export (warehouse/store/export.py): a new version per export behind the mart's link, and a partition whose
 rows did not change is hard-linked from the previous version instead of written again."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from warehouse import db, export
+from warehouse.store import db, export
 
 MART = "gpu_prices_daily"
 

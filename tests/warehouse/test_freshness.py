@@ -1,4 +1,4 @@
-"""One age by the clock and one stale limit (warehouse/freshness.py, GPUPRICES_STALE_AFTER_DAYS): a figure over the
+"""One age by the clock and one stale limit (warehouse/store/freshness.py, GPUPRICES_STALE_AFTER_DAYS): a figure over the
 limit is stale, a feed is fresh within a day's schedule of its last load, late after, stale over the limit; and
 `gpuprices status` measures each source by that clock."""
 
@@ -10,9 +10,9 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from flows.cli.main import main
-from warehouse import db
-from warehouse.freshness import FEED_MAX_AGE, age_of, source_age
-from warehouse.load import IngestRecord, record_without_landing
+from warehouse.store import db
+from warehouse.store.freshness import FEED_MAX_AGE, age_of, source_age
+from warehouse.ingest.load import IngestRecord, record_without_landing
 
 NOW = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
 

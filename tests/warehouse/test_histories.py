@@ -1,4 +1,4 @@
-"""The bundled real price histories (warehouse/histories.py) and the GCP converter that writes one of them
+"""The bundled real price histories (warehouse/ingest/histories.py) and the GCP converter that writes one of them
 (dev/recordings/build_histories.py).
 
 The GCP and idealo rows are real excerpts (tests/fixtures/history/, provenance in tests/fixtures/PROVENANCE.md);
@@ -32,7 +32,7 @@ from dev.recordings.build_histories import (
     write_csv_gz,
 )
 from scrapers.gpu_names import resolve_gpu_id
-from warehouse.histories import (
+from warehouse.ingest.histories import (
     BUNDLED_HISTORIES,
     ECB_HISTORY,
     ECB_HISTORY_OBSERVED_AT,

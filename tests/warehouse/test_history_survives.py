@@ -26,14 +26,14 @@ from scrapers.replay import (
     replay_plan,
     rewrite_to,
 )
-from warehouse import db
-from warehouse.pipeline import (
+from warehouse.store import db
+from warehouse.ingest.pipeline import (
     fetch_and_land,
     ingest,
     ingest_landed_runs,
     record_failure,
 )
-from warehouse.progress import utc_now
+from warehouse.store.progress import utc_now
 
 pytestmark = pytest.mark.slow  # an offline run, a browser or a Prefect flow: `pytest -m "not slow"` skips it
 DAYS = 60

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 
 from scrapers.gpu_names import form_factor_unstated, resolve_gpu_id
-from warehouse.imports import import_prices, provider_id
+from warehouse.ingest.imports import import_prices, provider_id
 
 FEED = ROOT / "tests" / "fixtures" / "imports" / "synthetic_documented_format_multi_provider_feed.csv"
 FEED_COLUMNS = {"observed_at": "date", "provider": "provider", "gpu": "gpu_type", "price": "price_usd_per_hour"}

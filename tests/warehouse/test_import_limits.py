@@ -14,7 +14,7 @@ import duckdb
 import pytest
 from conftest import ROOT
 
-from warehouse.imports import ImportFileError, import_prices
+from warehouse.ingest.imports import ImportFileError, import_prices
 
 HEADER = "observed_at,gpu,market,price,currency,title\n"
 ROW = "2026-01-0{day}T12:00:00Z,Tesla T4,retail_new,{price},USD,{title}\n"

@@ -12,8 +12,8 @@ from analytics.alerts.rules import Rule
 from dashboards.build import build as build_site
 from dashboards.build import site_root
 from flows.series_marts import write_series_marts
-from warehouse.build import build
-from warehouse.imports import import_prices
+from warehouse.store.build import build
+from warehouse.ingest.imports import import_prices
 
 pytestmark = pytest.mark.slow  # a real dbt build
 

@@ -17,11 +17,11 @@ import pytest
 from conftest import gpuprices
 
 import flows.cli.imports
-import warehouse.imports
+import warehouse.ingest.imports
 from config.settings import PROJECT_ROOT
 from flows.cli.main import main as cli
-from warehouse.imports import ImportFileError, import_prices, parse_columns
-from warehouse.status import render, status
+from warehouse.ingest.imports import ImportFileError, import_prices, parse_columns
+from warehouse.store.status import render, status
 
 HEADER = "observed_at,gpu,market,price,currency,provider,region,per,gpu_count\n"
 KEEPA_T4 = PROJECT_ROOT / "recordings" / "retail_history" / "NVIDIA_Tesla_T4.json"
@@ -191,7 +191,7 @@ def test_refuse_is_the_default_and_names_the_counts_and_the_lines(home, tmp_path
 def test_a_gpu_value_longer_than_a_listing_title_is_a_bad_row_not_read_for_a_model(home, tmp_path):
     """A long title names its card; a longer value is not a name, though it holds one (reading a model out of
     megabytes took the catalogue match half a minute), and its reason does not copy it whole."""
-    limit = warehouse.imports.MAX_GPU_NAME_CHARACTERS
+    limit = warehouse.ingest.imports.MAX_GPU_NAME_CHARACTERS
     title = "MSI GeForce RTX 4090 Suprim X 24G"
     history = tmp_path / "titles.csv"
     history.write_text("observed_at,gpu,market,price,currency,title\n"
@@ -403,8 +403,8 @@ def test_the_field_rules_give_the_same_result_chunk_by_chunk(home, tmp_path, mon
     lines[2] = "2026-01-01T02:00:00Z,Tesla T4,retail_new,abc,USD,,,,\n"  # line 4: a bad price in the first chunk
     lines[9] = "2026-01-03T01:00:00Z,Tesla T9,retail_new,1400,USD,,,,\n"  # line 11: an unknown GPU in the last one
     history.write_text(HEADER + "".join(lines))
-    monkeypatch.setattr("warehouse.imports.VALIDATION_CHUNK_ROWS", 5)
-    monkeypatch.setattr("warehouse.imports.COMPACT_EVERY_ROWS", 3)  # the good rows boiled down between chunks too
+    monkeypatch.setattr("warehouse.ingest.imports.VALIDATION_CHUNK_ROWS", 5)
+    monkeypatch.setattr("warehouse.ingest.imports.COMPACT_EVERY_ROWS", 3)  # the good rows boiled down between chunks too
     result = import_prices(history, "shop-history", bad_rows="quarantine")
     assert (result.prices, result.rows_quarantined, result.days) == (12, 2, 3)
     assert [reason.split(":")[0] for reason in result.first_reasons] == ["line 4", "line 11"]
@@ -417,13 +417,13 @@ def test_an_import_writes_under_a_memory_bound_and_gives_the_limit_back(home, tm
     history = tmp_path / "bound.csv"
     history.write_text(HEADER + "2026-01-01,Tesla T4,retail_new,1500,USD,,,,\n")
     seen, checked = [], []
-    original = warehouse.imports.write_runs
+    original = warehouse.ingest.imports.write_runs
 
     def write_runs(connection, *arguments):
         seen.append(connection.execute("SELECT current_setting('memory_limit')").fetchone()[0])
         return original(connection, *arguments)
 
-    monkeypatch.setattr(warehouse.imports, "write_runs", write_runs)
+    monkeypatch.setattr(warehouse.ingest.imports, "write_runs", write_runs)
     import_prices(history, "shop-history", on_checked=lambda: checked.append(
         sorted(path.name for path in home.rglob("*") if path.is_file())))
     assert seen == ["183.1 MiB"]  # the floor (192 MB) for a small warehouse, in DuckDB's words
@@ -462,14 +462,14 @@ def test_an_insert_that_fails_raises_its_own_error_and_loads_nothing(home, tmp_p
     inside it, after a failed insert, DuckDB refused that SET and its error replaced the insert's own."""
     history = tmp_path / "shop.csv"
     history.write_text("observed_at,gpu,market,price,currency\n2026-04-03T10:00:00Z,RTX 4090,retail_new,1999,USD\n")
-    checked_file = warehouse.imports._check_file
+    checked_file = warehouse.ingest.imports._check_file
 
     def without_offer_ids(*args, **kwargs):
         checked = checked_file(*args, **kwargs)
         checked.checked.accepted = checked.checked.accepted.with_columns(pl.lit(None, pl.String).alias("offer_id"))
         return checked
 
-    monkeypatch.setattr(warehouse.imports, "_check_file", without_offer_ids)
+    monkeypatch.setattr(warehouse.ingest.imports, "_check_file", without_offer_ids)
     with pytest.raises(duckdb.ConstraintException, match="offer_id"):
         import_prices(history, "shop-a")
     assert rows(home, "SELECT count(*) FROM raw.offers")[0][0] == 0

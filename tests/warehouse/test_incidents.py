@@ -1,4 +1,4 @@
-"""Source incidents (warehouse/incidents.py): the operator hears when a source breaks, once, and once when it loads
+"""Source incidents (warehouse/store/incidents.py): the operator hears when a source breaks, once, and once when it loads
 normally again. Runs are raw.ingest_runs rows as a daily run writes them; messages go to a webhook on 127.0.0.1
 through the real alert delivery (analytics/alerts/delivery.send_notices)."""
 
@@ -14,9 +14,9 @@ from conftest import serve_in_background
 from analytics.alerts.delivery import send_notices
 from flows.cli.main import main
 from flows.cli.pipeline import print_incidents
-from warehouse import db, incidents
-from warehouse.load import IngestRecord, record_without_landing
-from warehouse.report import RunReport
+from warehouse.store import db, incidents
+from warehouse.ingest.load import IngestRecord, record_without_landing
+from warehouse.ingest.report import RunReport
 
 DAY0 = datetime(2026, 5, 1, 6, 0, tzinfo=UTC)
 SOURCE = "vast"

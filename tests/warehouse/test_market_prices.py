@@ -35,12 +35,12 @@ from scrapers.replay import (
     rewrite_to,
 )
 from tests.conftest import gpuprices
-from warehouse import db
-from warehouse.landing import land
-from warehouse.markets import MARKETS
-from warehouse.pipeline import fetch_and_land, ingest
-from warehouse.progress import utc_now
-from warehouse.status import status
+from warehouse.store import db
+from warehouse.store.landing import land
+from warehouse.store.markets import MARKETS
+from warehouse.ingest.pipeline import fetch_and_land, ingest
+from warehouse.store.progress import utc_now
+from warehouse.store.status import status
 
 pytestmark = pytest.mark.slow  # dbt builds
 
@@ -213,7 +213,7 @@ def test_an_alert_watches_credible_prices_unless_it_opts_in_to_suspect_ones(mark
 
 
 def test_the_marts_name_markets_with_the_words_of_warehouse_markets(market):
-    """models/macros/market.sql and warehouse/markets.py (imports, alerts, price histories) say the same word."""
+    """models/macros/market.sql and warehouse/store/markets.py (imports, alerts, price histories) say the same word."""
     assert market["market_words"]  # cloud on-demand and spot, marketplaces and more in the 12 real sources
     for channel, pricing_type, condition, market_word in market["market_words"]:
         named = MARKETS[market_word]

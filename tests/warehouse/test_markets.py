@@ -1,5 +1,5 @@
 """One vocabulary of markets: models/macros/market.sql (the market of an offer, computed once, in staging) and
-warehouse/markets.py (imports, alerts, price histories, pages) say the same word for every offer; an older
+warehouse/store/markets.py (imports, alerts, price histories, pages) say the same word for every offer; an older
 warehouse loses the relations of the models renamed or moved for it (issue 27)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import duckdb
 from jinja2 import Environment
 
 from scrapers.base import PRICING_TYPES
-from warehouse.build import RETIRED_MODELS, drop_retired_models
-from warehouse.docs import CATEGORICAL_VALUES
-from warehouse.markets import CHANNELS, MARKETS
+from warehouse.store.build import RETIRED_MODELS, drop_retired_models
+from warehouse.store.docs import CATEGORICAL_VALUES
+from warehouse.store.markets import CHANNELS, MARKETS
 
 ROOT = Path(__file__).resolve().parents[2]
 CONDITIONS = (*CATEGORICAL_VALUES["condition"], None)
@@ -26,7 +26,7 @@ def market_sql() -> str:
 
 
 def market_of(channel: str, pricing_type: str, condition: str | None) -> str | None:
-    """warehouse/markets.py's word for an offer: the one market of its channel and pricing type (and a card's
+    """warehouse/store/markets.py's word for an offer: the one market of its channel and pricing type (and a card's
     condition), or None."""
     found = [name for name, market in MARKETS.items()
              if (market.channel, market.pricing_type) == (channel, pricing_type)

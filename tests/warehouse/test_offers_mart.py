@@ -19,12 +19,12 @@ from scrapers.base import Expectations
 from scrapers.cloud.azure import AzureRetailPrices
 from scrapers.errors import FetchError
 from scrapers.registry import all_sources
-from warehouse import db
-from warehouse.imports import import_prices
-from warehouse.landing import land
-from warehouse.pipeline import ingest, record_failure, records_observed_at
-from warehouse.quotes import load_quotes
-from warehouse.schema import RAW_TABLES, create_raw_schema
+from warehouse.store import db
+from warehouse.ingest.imports import import_prices
+from warehouse.store.landing import land
+from warehouse.ingest.pipeline import ingest, record_failure, records_observed_at
+from warehouse.ingest.quotes import load_quotes
+from warehouse.store.schema import RAW_TABLES, create_raw_schema
 
 DAY_1 = datetime(2026, 4, 2, 23, 0, tzinfo=UTC)
 DAY_2 = datetime(2026, 4, 3, 23, 0, tzinfo=UTC)

@@ -21,10 +21,10 @@ import duckdb
 import pytest
 from conftest import ROOT
 
-from warehouse import db
-from warehouse.build import build
-from warehouse.imports import import_prices
-from warehouse.paths import database_path
+from warehouse.store import db
+from warehouse.store.build import build
+from warehouse.ingest.imports import import_prices
+from warehouse.store.paths import database_path
 
 HEADER = "observed_at,gpu,market,price,currency,provider\n"
 

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from conftest import FIXTURES
 
-from warehouse.quotes import QuoteFileError, load_quotes, read_quotes
+from warehouse.ingest.quotes import QuoteFileError, load_quotes, read_quotes
 
 EXAMPLE = FIXTURES / "quotes" / "example_quotes.csv"
 

@@ -12,9 +12,9 @@ import pytest
 from conftest import FIXTURES, gpuprices
 
 from flows.cli.main import main as cli
-from warehouse.imports import ImportFileError, import_prices
-from warehouse.quotes import QuoteFileError, load_quotes
-from warehouse.retractions import RetractionError, list_imports, undo_import
+from warehouse.ingest.imports import ImportFileError, import_prices
+from warehouse.ingest.quotes import QuoteFileError, load_quotes
+from warehouse.ingest.retractions import RetractionError, list_imports, undo_import
 
 HEADER = "observed_at,gpu,market,price,currency\n"
 QUOTES = FIXTURES / "quotes" / "example_quotes.csv"

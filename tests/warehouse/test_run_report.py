@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from warehouse.report import RunReport
+from warehouse.ingest.report import RunReport
 
 OBSERVED = datetime(2026, 5, 1, 23, 0, tzinfo=UTC)
 

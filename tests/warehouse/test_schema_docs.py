@@ -1,5 +1,5 @@
 """docs/schema.md's generated block (`gpuprices schema`) lists the values each categorical column of the marts may
-hold: those its model's YAML tests (accepted_values), else those the code writes (warehouse/docs.py). The offline
+hold: those its model's YAML tests (accepted_values), else those the code writes (warehouse/store/docs.py). The offline
 run's marts hold no other value (tests/flows/test_offline_end_to_end.py)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from warehouse import db
-from warehouse.docs import CATEGORICAL_VALUES, TABLE_CATEGORICAL_VALUES, schema_markdown, yaml_accepted_values
+from warehouse.store import db
+from warehouse.store.docs import CATEGORICAL_VALUES, TABLE_CATEGORICAL_VALUES, schema_markdown, yaml_accepted_values
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""Every generated block of the docs (warehouse/docs.py GENERATED_BLOCKS) is what its function writes now, so a source
+"""Every generated block of the docs (warehouse/store/docs.py GENERATED_BLOCKS) is what its function writes now, so a source
 added, changed or given a recording, or a setting added, without `gpuprices docs` fails here (no warehouse needed;
 the blocks generated from the warehouse, docs/schema.md and the README's offline counts, are checked by the offline
 end-to-end test). And `gpuprices docs` is what rewrites them."""
@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 
 from scrapers.registry import SOURCE_IDS
-from warehouse.docs import (
+from warehouse.store.docs import (
     GENERATED_BLOCKS,
     GeneratedBlock,
     MissingMarkers,

@@ -11,9 +11,9 @@ from datetime import timedelta
 import pytest
 
 from flows.cli.main import main
-from warehouse import db
-from warehouse.load import IngestRecord, record_without_landing
-from warehouse.progress import utc_now
+from warehouse.store import db
+from warehouse.ingest.load import IngestRecord, record_without_landing
+from warehouse.store.progress import utc_now
 
 NOW = utc_now()
 TODAY = NOW - timedelta(hours=1)  # the newest run: one hour ago

@@ -22,19 +22,20 @@ from scrapers.cloud.azure import AzureRetailPrices
 from scrapers.errors import FetchError
 from scrapers.http import RawDocument
 from scrapers.registry import all_sources
-from warehouse import db, landing, load, pipeline
-from warehouse.integrity import check
-from warehouse.landing import land, read_landed
-from warehouse.normalize import normalize, price_per_unit
-from warehouse.pipeline import (
+from warehouse.ingest import load, pipeline
+from warehouse.store import db, landing
+from warehouse.ingest.integrity import check
+from warehouse.store.landing import land, read_landed
+from warehouse.ingest.normalize import normalize, price_per_unit
+from warehouse.ingest.pipeline import (
     fetch_and_land,
     ingest,
     ingest_landed_runs,
     record_failure,
     records_observed_at,
 )
-from warehouse.schema import DROPPED_OFFER_COLUMNS, RAW_TABLES, create_raw_schema
-from warehouse.status import render, staleness, status
+from warehouse.store.schema import DROPPED_OFFER_COLUMNS, RAW_TABLES, create_raw_schema
+from warehouse.store.status import render, staleness, status
 
 OBSERVED = datetime(2026, 4, 2, 23, 0, tzinfo=UTC)
 
@@ -79,7 +80,7 @@ def test_loading_the_same_source_run_twice_adds_nothing(home):
 
 
 def test_a_repeated_document_loads_the_rows_a_fresh_parse_would(home, monkeypatch):
-    """The replay's repeat (warehouse/pipeline.py repeated_documents): the second day of the same bytes is not parsed
+    """The replay's repeat (warehouse/ingest/pipeline.py repeated_documents): the second day of the same bytes is not parsed
     again, and loads what parsing it would have loaded, with its own run id, time and landing references."""
     source = all_sources()["skypilot-lambda"]
     days = [OBSERVED, OBSERVED.replace(day=3), OBSERVED.replace(day=4)]
@@ -311,7 +312,7 @@ def test_a_source_without_its_api_key_is_skipped_with_a_clear_message(home, monk
 
 
 def test_an_older_warehouse_gets_the_new_column_names_and_keeps_its_values(tmp_path):
-    from warehouse.schema import RAW_TABLES, RENAMED_COLUMNS, create_raw_schema
+    from warehouse.store.schema import RAW_TABLES, RENAMED_COLUMNS, create_raw_schema
 
     connection = duckdb.connect(str(tmp_path / "older.duckdb"))
     connection.execute("CREATE SCHEMA raw")
@@ -373,7 +374,7 @@ def test_an_older_warehouse_moves_its_legacy_usd_unit_prices_then_drops_the_lega
 
 def test_every_raw_gpu_name_is_resolved_once_by_the_one_resolver_before_a_build(home):
     from scrapers.gpu_names import resolve_gpu_id
-    from warehouse.build import refresh_gpu_name_matches
+    from warehouse.store.build import refresh_gpu_name_matches
 
     def offer_row(provider, name, day):
         return (f"r-{provider}-{day}", 1, f"2026-04-{day:02d} 12:00:00+00", provider, "cloud", provider, name, name,
@@ -403,7 +404,7 @@ def test_every_raw_gpu_name_is_resolved_once_by_the_one_resolver_before_a_build(
 
 def test_a_sources_staleness_follows_the_carry_forward_limit():
     assert staleness(None, 3) == "never loaded"
-    assert staleness(0, 3) == "in the newest day's figures"  # no clock: freshness is warehouse/freshness.py's
+    assert staleness(0, 3) == "in the newest day's figures"  # no clock: freshness is warehouse/store/freshness.py's
     assert staleness(3, 3).startswith("stale: last good snapshot carried forward (3 of 3 days)")
     assert staleness(4, 3).startswith("stale: dropped")
     assert staleness(400, 3, imported=True).startswith("imported history")  # history, not a feed

@@ -3,7 +3,7 @@
 -- `gpuprices import prices`: stg_raw__ingest_runs.snapshot_stream; imported days are never carried). A source with no loaded run on a day (blocked, failed, quarantined) keeps its last good snapshot for up to `carry_forward_days` days
 -- (is_carried_forward, with the snapshot's real observed_at), so a bad day of one source never reads as a price move;
 -- past the limit it is dropped. Incremental by day: a build rewrites the days that gained runs, re-parses or exchange
--- rates since the last build and the `carry_forward_days` days after each (rebuilt_days.sql, warehouse/build.py).
+-- rates since the last build and the `carry_forward_days` days after each (rebuilt_days.sql, warehouse/store/build.py).
 {% set carry_days = var('carry_forward_days') | int %}
 with days as (
     -- the days the warehouse has runs on (any status): the days a snapshot can be carried to
@@ -45,7 +45,7 @@ offers as (
 )
 
 -- each offer once per day: a scraper's snapshot lists it once, and an import never loads an offer's day that an
--- earlier file of the same source already holds (warehouse/imports.py)
+-- earlier file of the same source already holds (warehouse/ingest/imports.py)
 select
     offers.* replace (snapshot_of_day.price_date as price_date),
     snapshot_of_day.is_carried_forward

@@ -1,6 +1,6 @@
 -- Per source, its last run and last loaded run, and how many days that load is behind the newest run day of any
 -- source: the freshness the overview and the Sources page show (the state in words, fresh / carried forward /
--- dropped, is warehouse/status.py's staleness() of days_behind_newest and var carry_forward_days).
+-- dropped, is warehouse/store/status.py's staleness() of days_behind_newest and var carry_forward_days).
 with runs as (
     select * from {{ ref('stg_raw__ingest_runs') }}
 ),

@@ -23,7 +23,7 @@ select
     landing_path,
     is_synthetic,
     trigger,
-    -- what the landed documents are (warehouse/landing.py DATA_ORIGINS). Runs loaded before raw.ingest_runs recorded
+    -- what the landed documents are (warehouse/store/landing.py DATA_ORIGINS). Runs loaded before raw.ingest_runs recorded
     -- it hold NULL; is_synthetic says enough for most of them: a real one is an import (trigger import) or a capture
     -- (nothing else lands unflagged), a flagged one any of stale_capture, reconstructed, synthetic (`unknown`)
     coalesce(data_origin, case

@@ -9,7 +9,7 @@ from conftest import document, fixture_json, json_document
 
 from scrapers.cloud.akash import AkashGpuPrices
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 AKASH = "akash/akash_gpu_prices_capture_2026-09-28_h100.json"
 

@@ -14,7 +14,7 @@ from scrapers.cloud.azure import FIRST_PAGE_URL, AzureRetailPrices
 from scrapers.errors import ParseError
 from scrapers.http import HttpClient
 from scrapers.replay import OFFLINE_HTTP, RecordedServer, load_recordings, replay_plan, rewrite_to
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 SYNTHETIC = "azure/synthetic_documented_format_gpu_items.json"
 

@@ -10,7 +10,7 @@ from conftest import RECORDINGS, document, raw_document
 
 from scrapers.cloud.crusoe import Crusoe
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 # the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
 PAGE = RECORDINGS / "crusoe" / "stale_capture_2026-08-22_pricing_page_gpu_index.html"

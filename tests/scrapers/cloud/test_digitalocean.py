@@ -11,7 +11,7 @@ from conftest import document, fixture_json, json_document
 from scrapers.cloud.digitalocean.api import DigitalOcean, gpu_raw_name
 from scrapers.errors import MissingCredentials, ParseError
 from scrapers.registry import source_by_id
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 DO_GODO = "digitalocean/documented_example_godo_sizes_list.json"
 

@@ -12,7 +12,7 @@ from conftest import RECORDINGS, document, raw_document
 from scrapers.cloud.digitalocean.page import PRICING_URL, DigitalOceanPage, split_label
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 # the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
 PAGE = RECORDINGS / "digitalocean-page" / "stale_capture_2026-08-22_pricing_page_gpu_index.html"

@@ -11,7 +11,7 @@ from conftest import RECORDINGS, document, raw_document
 from scrapers.cloud.e2e import PRICING_URL, E2ENetworks
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 # the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
 PAGE = RECORDINGS / "e2e" / "stale_capture_2026-08-22_pricing_page_gpu_index.html"

@@ -11,7 +11,7 @@ from conftest import document, fixture_json, json_document, raw_document
 
 from scrapers.cloud.hotaisle.api import TEAM_ENV, HotAisle
 from scrapers.errors import MissingCredentials, ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 HOTAISLE = "hotaisle/documented_example_gpuhunt_available_vms.json"
 

@@ -9,7 +9,7 @@ from conftest import RECORDINGS, document, raw_document
 
 from scrapers.cloud.hotaisle.page import PRICING_URL, HotAislePage
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 # the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
 PAGE = RECORDINGS / "hotaisle-page" / "stale_capture_2026-08-22_pricing_page_gpu_index.html"

@@ -16,7 +16,7 @@ from scrapers.cloud.hyperstack.api import (
     Hyperstack,
 )
 from scrapers.errors import MissingCredentials, ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 PRICEBOOK = "hyperstack/documented_example_hyperstack_docs_pricebook.json"
 

@@ -9,7 +9,7 @@ from conftest import fixture_json, json_document
 
 from scrapers.cloud.lambda_cloud import LambdaCloud
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 
 def test_lambda_documented_example_cents_per_instance_hour():

@@ -16,7 +16,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.cloud.latitudesh import LatitudeSh, gpu_raw_name
 from scrapers.errors import MissingCredentials, ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 CAPTURE = "latitudesh/plans_capture_2024-08-19_terraform_c2_small_x86.json"
 

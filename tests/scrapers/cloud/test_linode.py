@@ -10,7 +10,7 @@ from conftest import FIXTURES, document, raw_document
 
 from scrapers.cloud.linode import Linode, gpu_raw_name, page_url
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 CAPTURE = "linode/linode_types_capture_undated_linodego_example_list_types.json"
 

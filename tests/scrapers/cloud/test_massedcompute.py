@@ -12,7 +12,7 @@ from conftest import FIXTURES, document, raw_document
 
 from scrapers.cloud.massedcompute.api import MassedCompute, read_description
 from scrapers.errors import MissingCredentials, ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 EXAMPLE = "massedcompute/documented_example_brevdev_cloud_gpu_inventory.json"
 

@@ -11,7 +11,7 @@ from conftest import RECORDINGS, document, raw_document
 from scrapers.cloud.nebius import Nebius, unescape_string
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 # the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
 PAGE = RECORDINGS / "nebius" / "stale_capture_2026-08-22_pricing_page_gpu_index.html"

@@ -12,7 +12,7 @@ from conftest import FIXTURES, document, raw_document
 
 from scrapers.cloud.novita import Novita
 from scrapers.errors import MissingCredentials, ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 EXAMPLE = "novita/documented_example_novita_sdk_python_gpu_products.json"
 

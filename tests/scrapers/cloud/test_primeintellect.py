@@ -14,7 +14,7 @@ from conftest import FIXTURES, document, raw_document
 from scrapers.cloud.aggregators import renting_provider
 from scrapers.cloud.primeintellect import PrimeIntellect, gpu_raw_name, page_url
 from scrapers.errors import MissingCredentials, ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 CAPTURE = "primeintellect/availability_gpus_capture_undated_prime_cli_8_of_608.json"
 

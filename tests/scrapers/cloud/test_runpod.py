@@ -17,7 +17,7 @@ from conftest import RECORDINGS, by_id, document, fixture_json, json_document, r
 
 from scrapers.cloud.runpod import QUERY, RunPod
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 # the real answer lives once, as the offline recording (tests/fixtures/PROVENANCE.md)
 CAPTURE = RECORDINGS / "runpod" / "stale_capture_2026-08-25_gpu_types.json"

@@ -20,7 +20,7 @@ from scrapers.cloud.scaleway import (
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import RawDocument
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 SCALEWAY_HOST = "api.scaleway.com"
 PAR2 = ("scaleway/servers_capture_2026-08-22_fr-par-2_page1_gpu_rows.json",

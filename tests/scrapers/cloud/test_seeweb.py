@@ -9,7 +9,7 @@ from conftest import by_id, fixture_json, json_document
 
 from scrapers.cloud.seeweb import Seeweb
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 
 def test_seeweb_prices_are_eur_and_get_no_usd_figure():

@@ -35,7 +35,7 @@ def test_azure_fractional_a10_share_is_exact():
     nv6 = next(o for o in offers if o.instance_type == "Standard_NV6ads_A10_v5" and o.pricing_type == "on_demand")
     assert nv6.gpu_count == Fraction(1, 6)  # the catalog writes 0.167; the VM size table knows it is 1/6
     assert nv6.gpu_id == "a10-24gb"
-    from warehouse.normalize import price_per_unit
+    from warehouse.ingest.normalize import price_per_unit
 
     assert price_per_unit(nv6) == (nv6.price * 6).quantize(Decimal("0.000001"))
 

@@ -33,11 +33,11 @@ from scrapers.replay import (
     replay_plan,
     rewrite_to,
 )
-from warehouse.integrity import check
-from warehouse.landing import LandedRun
-from warehouse.normalize import normalize
-from warehouse.schema import create_raw_schema
-from warehouse.status import render
+from warehouse.ingest.integrity import check
+from warehouse.store.landing import LandedRun
+from warehouse.ingest.normalize import normalize
+from warehouse.store.schema import create_raw_schema
+from warehouse.store.status import render
 
 SOURCES = all_sources()
 V8 = RECORDINGS / "skypilot" / "v8"

@@ -16,8 +16,8 @@ from conftest import FIXTURES, document, raw_document
 from scrapers.cloud.skypilot import V8_LIVE_ONLY_COMMITS
 from scrapers.gpu_names import UNSTATED_SUFFIX, resolve_gpu_id
 from scrapers.registry import SOURCE_IDS, source_by_id
-from warehouse.landing import LandedRun
-from warehouse.normalize import normalize
+from warehouse.store.landing import LandedRun
+from warehouse.ingest.normalize import normalize
 
 FIXTURE = {"oci": "skypilot_v8/oci_vms_rows_capture_0588751.csv",
            "runpod": "skypilot_v8/runpod_vms_rows_capture_01acdfd.csv"}

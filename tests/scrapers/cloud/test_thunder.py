@@ -12,7 +12,7 @@ from conftest import FIXTURES, document, raw_document
 
 from scrapers.cloud.thunder import API_URL, ThunderCompute, gpu_raw_name
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 V2 = "thunder/documented_example_thunder_cli_v2_pricing.json"
 V1 = "thunder/documented_example_thunder_cli_v1_pricing_rates.json"

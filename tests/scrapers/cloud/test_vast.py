@@ -18,7 +18,7 @@ from conftest import FIXTURES, by_id, document, fixture_json, json_document, raw
 
 from scrapers.cloud.vast import VastMarketplace
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 H100 = "vast/vast_bundles_capture_2026-08-22_gpu_index_h100_sxm_asc.json"
 B300 = "vast/vast_bundles_capture_2026-08-22_gpu_index_b300_asc.json"

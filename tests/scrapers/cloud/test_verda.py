@@ -9,7 +9,7 @@ from conftest import by_id, fixture_json, json_document
 
 from scrapers.cloud.verda import Verda
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 
 def test_verda_instance_types_with_availability():

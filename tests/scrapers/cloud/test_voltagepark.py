@@ -16,7 +16,7 @@ from scrapers.cloud.voltagepark import (
     VoltagePark,
 )
 from scrapers.errors import ParseError
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 LOCATIONS = "voltagepark/bare_metal_locations_capture_2026-08-22_gpu_index.json"
 PRESETS = "voltagepark/instant_deploy_presets_capture_2026-08-25_gpu_index.json"

@@ -8,7 +8,7 @@ from fractions import Fraction
 from conftest import by_id, fixture_json, json_document
 
 from scrapers.cloud.vultr import Vultr
-from warehouse.normalize import price_per_unit
+from warehouse.ingest.normalize import price_per_unit
 
 
 def test_vultr_fractional_cloud_gpus_and_bare_metal_spot():

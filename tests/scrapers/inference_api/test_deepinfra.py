@@ -13,9 +13,9 @@ from conftest import RECORDINGS, raw_document
 from scrapers.errors import ParseError
 from scrapers.http import RawDocument
 from scrapers.inference_api.deepinfra import PRICING_URL, DeepInfraPricingPage
-from warehouse import db
-from warehouse.landing import land
-from warehouse.pipeline import ingest
+from warehouse.store import db
+from warehouse.store.landing import land
+from warehouse.ingest.pipeline import ingest
 
 SOURCE = DeepInfraPricingPage()
 # the real page lives once, as the offline recording (tests/fixtures/PROVENANCE.md)

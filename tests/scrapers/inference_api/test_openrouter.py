@@ -15,9 +15,9 @@ from scrapers.errors import ParseError
 from scrapers.inference_api.openrouter import MODELS_URL, OpenRouterModels
 from scrapers.registry import all_sources
 from scrapers.replay import load_recordings, replay_plan
-from warehouse import db
-from warehouse.landing import land
-from warehouse.pipeline import ingest
+from warehouse.store import db
+from warehouse.store.landing import land
+from warehouse.ingest.pipeline import ingest
 
 SOURCE = OpenRouterModels()
 CUT = FIXTURES / "openrouter" / "openrouter_models_capture_2026-04_cut_28_entries.json"

@@ -21,9 +21,9 @@ from scrapers.inference_api.openrouter_endpoints import (
     provider_id,
 )
 from scrapers.replay import OFFLINE_HTTP, RecordedServer, rewrite_to
-from warehouse import db
-from warehouse.landing import land
-from warehouse.pipeline import ingest
+from warehouse.store import db
+from warehouse.store.landing import land
+from warehouse.ingest.pipeline import ingest
 
 SOURCE = OpenRouterEndpoints()
 CUT = FIXTURES / "openrouter" / "openrouter_endpoints_capture_2026-08_cut_6_models.json"

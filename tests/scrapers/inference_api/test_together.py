@@ -15,9 +15,9 @@ from conftest import FIXTURES, ROOT, raw_document
 from scrapers.errors import MissingCredentials, ParseError
 from scrapers.http import RawDocument
 from scrapers.inference_api.together import MODELS_URL, TogetherModels, usd_per_token
-from warehouse import db
-from warehouse.landing import land
-from warehouse.pipeline import ingest
+from warehouse.store import db
+from warehouse.store.landing import land
+from warehouse.ingest.pipeline import ingest
 
 SOURCE = TogetherModels()
 CUT = FIXTURES / "together" / "together_models_capture_undated_mch_research_cut_28_entries.json"

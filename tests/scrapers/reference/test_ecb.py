@@ -13,7 +13,7 @@ from conftest import FIXTURES, raw_document
 
 from scrapers.base import Expectations
 from scrapers.reference.ecb import EcbReferenceRates
-from warehouse.integrity import check_rates as check_rate_frame
+from warehouse.ingest.integrity import check_rates as check_rate_frame
 
 
 def check_rates(rates, minimum: int) -> list[str]:

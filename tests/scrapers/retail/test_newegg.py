@@ -57,9 +57,9 @@ def test_listings_set_aside_are_quarantined_not_counted_as_a_broken_page():
     from datetime import UTC, datetime
 
     from scrapers.base import Expectations
-    from warehouse.integrity import check
-    from warehouse.landing import LandedRun
-    from warehouse.normalize import normalize
+    from warehouse.ingest.integrity import check
+    from warehouse.store.landing import LandedRun
+    from warehouse.ingest.normalize import normalize
 
     offers = (newegg_offers("newegg_product_prebuilt_rtx3080_instock_2020.html")
               + newegg_offers("newegg_product_msi_rtx3080_suprimx_soldout_2020.html"))
@@ -76,9 +76,9 @@ def test_card_prices_outside_their_band_are_quarantined_in_their_own_currency():
     from datetime import UTC, datetime
 
     from scrapers.base import Expectations
-    from warehouse.integrity import check
-    from warehouse.landing import LandedRun
-    from warehouse.normalize import normalize
+    from warehouse.ingest.integrity import check
+    from warehouse.store.landing import LandedRun
+    from warehouse.ingest.normalize import normalize
 
     suprim = next(o for o in newegg_offers("newegg_product_msi_rtx3080_suprimx_soldout_2020.html")
                   if o.price_role == "selling")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from config.redact import redact
 from config.settings import data_home
-from warehouse.load import IngestRecord
-from warehouse.progress import utc_now
+from warehouse.ingest.load import IngestRecord
+from warehouse.store.progress import utc_now
 
 
 @contextmanager
@@ -39,7 +39,7 @@ class RunReport:
     alert_deliveries: list[dict] = field(default_factory=list)  # each (event, channel): delivered or failed
     alerts_error: str | None = None
     outlook_error: str | None = None  # why the outlook stage wrote nothing (the marts and the rest of the run stand)
-    # source incidents after the load (warehouse/incidents.py): opened, closed, open, messages (one per message and
+    # source incidents after the load (warehouse/store/incidents.py): opened, closed, open, messages (one per message and
     # channel), notes; an offline replay judges each day and adds them up
     incidents: dict = field(default_factory=lambda: {"opened": [], "closed": [], "open": [], "messages": [],
                                                      "notes": []})
@@ -137,7 +137,7 @@ class RunReport:
             errors = [r.error for r in records if r.error]
             if errors:
                 lines.append(f"      last error: {' '.join(errors[-1].split())[:300]}")
-        for item in self.imports:  # warehouse/histories.py: each bundled history file (prices, or ECB rates)
+        for item in self.imports:  # warehouse/ingest/histories.py: each bundled history file (prices, or ECB rates)
             what = "rates" if item.get("kind") == "fx_rates" else "prices"
             on_days = f" on {item['days']} days" if item.get("days") else ""
             outcome = (f"not imported: {item['error']}" if item["error"] else "already imported"

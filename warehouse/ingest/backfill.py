@@ -25,10 +25,10 @@ from pathlib import Path
 from scrapers.cloud.skypilot import SKYPILOT_EXPECTATIONS, SkyPilotCatalog
 from scrapers.http import HttpClient, RawDocument
 from scrapers.reference.ecb import HISTORY_URL, EcbReferenceRates
-from warehouse import db
-from warehouse.landing import land, sha256
-from warehouse.load import IngestRecord
-from warehouse.pipeline import ingest
+from warehouse.store import db
+from warehouse.store.landing import land, sha256
+from warehouse.ingest.load import IngestRecord
+from warehouse.ingest.pipeline import ingest
 
 LAYOUTS = ("catalogs/v8/{cloud}/vms.csv", "catalogs/v7/{cloud}/vms.csv", "catalogs/v6/{cloud}/vms.csv",
            "catalogs/v5/{cloud}/vms.csv", "{cloud}/vms.csv")  # newest first

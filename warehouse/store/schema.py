@@ -5,7 +5,7 @@ parser_version) and never updated or deleted (one migration of an older warehous
 figure moved to price_per_unit, _move_legacy_unit_prices; no observed value changes).
 A re-parse after a parser fix adds a new parser_version beside the old rows; staging reads the newest.
 Taking an import back (`gpuprices import undo`) appends to raw.retractions; the staging models leave retracted runs
-and quotes out (warehouse/retractions.py).
+and quotes out (warehouse/ingest/retractions.py).
 """
 
 from __future__ import annotations
@@ -140,13 +140,13 @@ RAW_TABLES = {
         models_fingerprint  VARCHAR NOT NULL,     -- hash of models/seeds/tests: a change forces a full rebuild
         commit_seq_through  BIGINT                -- newest raw.ingest_runs.commit_seq the build covered (its mark)
     """,
-    # The days the running `gpuprices build` rewrites (warehouse/build.py writes one row before dbt runs and deletes
+    # The days the running `gpuprices build` rewrites (warehouse/store/build.py writes one row before dbt runs and deletes
     # it after; models/macros/rebuilt_days.sql reads it): no row, every day.
     "meta.build_in_progress": """
         full_refresh    BOOLEAN NOT NULL,
         rebuild_dates   DATE[] NOT NULL
     """,
-    # Source incidents (warehouse/incidents.py): a source that broke, from the run that showed it to the run that
+    # Source incidents (warehouse/store/incidents.py): a source that broke, from the run that showed it to the run that
     # loaded normally again. Rows are opened and later closed (updated), never deleted.
     "meta.source_incidents": """
         incident_id          VARCHAR NOT NULL,     -- <source>#<n>: the source's n-th incident

@@ -3,7 +3,7 @@
 The key is (run_id, parser_version). If raw.ingest_runs already holds that key, the load adds nothing at all.
 Otherwise, in one transaction: the landed documents, the accepted rows (offers, or the exchange rates of a rates
 source; only when the result passed its integrity check), the quarantined rows / result with their reasons, and
-the ingest_runs row. Runs that wait for the writer together are loaded together (load_runs; warehouse/pipeline.py).
+the ingest_runs row. Runs that wait for the writer together are loaded together (load_runs; warehouse/ingest/pipeline.py).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import polars as pl
 import pyarrow as pa
 
 from config.redact import redact
-from warehouse.db import sql_literal
-from warehouse.integrity import IntegrityResult
-from warehouse.landing import LandedRun
+from warehouse.store.db import sql_literal
+from warehouse.ingest.integrity import IntegrityResult
+from warehouse.store.landing import LandedRun
 
 
-# Offers inserted per statement when an imported history is written (warehouse/imports.py): DuckDB holds a statement's
+# Offers inserted per statement when an imported history is written (warehouse/ingest/imports.py): DuckDB holds a statement's
 # rows in memory at once; a 300,000-row history in one statement costs ~150 MB more at peak.
 INSERT_SLICE_ROWS = 50_000
 
@@ -47,7 +47,7 @@ class IngestRecord:
     landing_path: str | None = None
     is_synthetic: bool = False
     trigger: str = "daily"
-    # what the landed documents are (warehouse/landing.py DATA_ORIGINS: captured, imported, stale_capture,
+    # what the landed documents are (warehouse/store/landing.py DATA_ORIGINS: captured, imported, stale_capture,
     # reconstructed, synthetic); None for a run that landed nothing (failed, blocked, skipped)
     data_origin: str | None = None
     # seconds per pipeline stage (fetch, parse, normalize, check, load): in the run report, not in raw.ingest_runs
@@ -97,7 +97,7 @@ def insert_ingest_records(connection, records: list[IngestRecord]) -> None:
     transaction. Each row gets the commit's place in the build's order (commit_seq: one more than any stored), taken
     here, while this process is the warehouse's one writer, not when the run started or finished: a load that waited
     for the writer behind a later one still comes after it, and the build's mark never passes it
-    (warehouse/build.py plan_build). Its finished_at stays when its work ended."""
+    (warehouse/store/build.py plan_build). Its finished_at stays when its work ended."""
     runs = pa.Table.from_pylist([record.row() for record in records])  # noqa: F841 (read by DuckDB by name)
     connection.execute("INSERT INTO raw.ingest_runs BY NAME SELECT *, "
                        "(SELECT coalesce(max(commit_seq), 0) + 1 FROM raw.ingest_runs) AS commit_seq FROM runs")

@@ -24,8 +24,8 @@ from pathlib import Path
 import duckdb
 
 from config import settings
-from warehouse.paths import database_path, database_target, is_hosted, snapshot_path
-from warehouse.schema import create_raw_schema
+from warehouse.store.paths import database_path, database_target, is_hosted, snapshot_path
+from warehouse.store.schema import create_raw_schema
 
 
 class WarehouseBusy(duckdb.IOException):

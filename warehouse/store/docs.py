@@ -18,9 +18,9 @@ from config.settings import markdown_table as settings_markdown_table
 from scrapers.base import PRICE_UNITS, PRICING_TYPES
 from scrapers.registry import all_sources
 from scrapers.replay import load_recordings
-from warehouse import db
-from warehouse.landing import DATA_ORIGINS
-from warehouse.markets import CHANNELS, MARKETS
+from warehouse.store import db
+from warehouse.store.landing import DATA_ORIGINS
+from warehouse.store.markets import CHANNELS, MARKETS
 
 DOCUMENTED_SCHEMAS = ("raw", "meta", "reference", "staging", "intermediate", "marts", "monitoring", "alerts")
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 import polars as pl
 
 from scrapers.base import PRICE_UNITS, PRICING_TYPES, FxRate, Offer, TokenPrice
-from warehouse.landing import LandedRun
+from warehouse.store.landing import LandedRun
 
 HOURS_PER_YEAR = 8760  # cloud reservations are billed on 365-day years of 24 hours
 MICRO = Decimal("0.000001")

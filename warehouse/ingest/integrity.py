@@ -132,7 +132,7 @@ def check(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
     # The USD bands apply to rentals priced in USD (other currencies are converted in the models, after load).
     per_gpu_hour = (pl.when((pl.col("channel") == "cloud") & (pl.col("currency") == "USD"))
                     .then(pl.col("price_per_unit")).cast(pl.Float64))
-    # per run: one scraped run checks the same; an imported file's day-runs are checked in one go (warehouse/imports.py)
+    # per run: one scraped run checks the same; an imported file's day-runs are checked in one go (warehouse/ingest/imports.py)
     group = [c for c in ("run_id", "gpu_id", "pricing_type", "includes_host_vm") if c in frame.columns]
     group_median = per_gpu_hour.median().over(group)
     group_size = per_gpu_hour.count().over(group)

@@ -22,19 +22,19 @@ import polars as pl
 from scrapers.base import Expectations, Source
 from scrapers.errors import BlockedError, ParseError, SourceError
 from scrapers.http import HttpClient, RawDocument
-from warehouse import db
-from warehouse.integrity import IntegrityResult, check, check_rates, check_token_prices
-from warehouse.landing import LandedRun, iter_landed_runs, land, read_landed
-from warehouse.load import (
+from warehouse.store import db
+from warehouse.ingest.integrity import IntegrityResult, check, check_rates, check_token_prices
+from warehouse.store.landing import LandedRun, iter_landed_runs, land, read_landed
+from warehouse.ingest.load import (
     IngestRecord,
     PendingLoad,
     already_ingested,
     load_runs,
     record_without_landing,
 )
-from warehouse.normalize import normalize, normalize_rates, normalize_token_prices
-from warehouse.report import timed
-from warehouse.progress import progress, utc_now
+from warehouse.ingest.normalize import normalize, normalize_rates, normalize_token_prices
+from warehouse.ingest.report import timed
+from warehouse.store.progress import progress, utc_now
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def _ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime |
 
 
 # -- group loads -----------------------------------------------------------------------------------------------------
-# Source-runs load one writer at a time (warehouse/db.py). Those that queue while another loads go in together when
+# Source-runs load one writer at a time (warehouse/store/db.py). Those that queue while another loads go in together when
 # the writer is free: one transaction and one statement per table for the group (load_runs) instead of ~4 statements
 # and a commit each. A group that fails is loaded again one run at a time, so one bad run fails alone.
 @dataclass(eq=False)  # found in the queue by identity (its frames do not compare)

@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from scrapers.cloud.skypilot import catalog_notes
-from warehouse import db
-from warehouse.build import carry_forward_days
-from warehouse.freshness import age_of, source_age
-from warehouse.incidents import listed as listed_incidents
-from warehouse.incidents import render_line as incident_line
+from warehouse.store import db
+from warehouse.store.build import carry_forward_days
+from warehouse.store.freshness import age_of, source_age
+from warehouse.store.incidents import listed as listed_incidents
+from warehouse.store.incidents import render_line as incident_line
 
 
 def _has_table(connection, schema: str, table: str) -> bool:
@@ -34,7 +34,7 @@ def staleness(days_behind: int | None, carry_days: int, imported: bool = False) 
     """A source's state in the daily tables, from how many days its last loaded run is behind the newest run day:
     in the newest day's figures, stale but carried forward (int_offers__daily.is_carried_forward), or dropped. This
     is no clock: a warehouse whose newest day is months old has every source in its newest day's figures (how old
-    they are by the clock: warehouse/freshness.py source_age). A source whose every run came from `gpuprices import
+    they are by the clock: warehouse/store/freshness.py source_age). A source whose every run came from `gpuprices import
     prices` is history, not a feed: it has no freshness."""
     if imported:
         return "imported history (gpuprices import prices): no daily feed to be fresh or stale"
@@ -161,7 +161,7 @@ def _hours(delta: timedelta) -> str:
 def problems(report: dict, max_age: timedelta) -> list[str]:
     """`gpuprices status --check`: one line per problem. The newest feed run older than `max_age` by the wall clock
     (a scheduler that stopped); a source whose last run failed; a source whose daily rows are a carried-forward
-    snapshot or that was dropped from them; an open source incident (warehouse/incidents.py: it stays a problem
+    snapshot or that was dropped from them; an open source incident (warehouse/store/incidents.py: it stays a problem
     until the source loads normally again or it is closed by hand, so a source loading under half its usual offers
     is one too). Imported histories have no feed to check."""
     found = []

@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 
 from config import settings
-from warehouse import db
-from warehouse.paths import export_root
+from warehouse.store import db
+from warehouse.store.paths import export_root
 
 EXPORTED_MARTS = (
     "gpu_market_prices_daily", "gpu_prices_daily", "gpu_prices_by_source_daily", "price_performance_daily",

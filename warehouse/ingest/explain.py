@@ -28,12 +28,12 @@ import duckdb
 from config.settings import data_home
 from scrapers.base import Offer
 from scrapers.registry import SOURCE_IDS, source_by_id
-from warehouse import db
-from warehouse.freshness import age_of
-from warehouse.landing import read_landed
-from warehouse.markets import MARKETS
-from warehouse.normalize import price_per_unit
-from warehouse.pipeline import RECORD_KINDS
+from warehouse.store import db
+from warehouse.store.freshness import age_of
+from warehouse.store.landing import read_landed
+from warehouse.store.markets import MARKETS
+from warehouse.ingest.normalize import price_per_unit
+from warehouse.ingest.pipeline import RECORD_KINDS
 
 # A recomputed dollar figure matches the mart's within a micro-dollar: the marts keep 6 decimals (DuckDB rounds its
 # DECIMAL casts, the medians of two middle offers interpolate), Python keeps the exact quotient.
@@ -87,7 +87,7 @@ def gpu_count_fraction(count: Decimal) -> Fraction:
 
 def recomputed_per_unit(offer: dict) -> Decimal | None:
     """The price per GPU-hour or per card in the offer's currency, from the price as given, its unit and GPU count,
-    by the load's own rule (warehouse/normalize.py price_per_unit)."""
+    by the load's own rule (warehouse/ingest/normalize.py price_per_unit)."""
     if offer["gpu_count"] is None:
         return None
     return price_per_unit(Offer(

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from config.settings import data_home
 from scrapers.http import SPOOL_CHUNK_BYTES, RawDocument, spool_dir
-from warehouse.paths import landing_root
+from warehouse.store.paths import landing_root
 
 # captured: a real response of that day. imported: real observations someone else made, loaded from a file
 # (`gpuprices import prices`). stale_capture: a real response from another (or an unknown) date, replayed as if

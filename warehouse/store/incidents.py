@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from config.redact import redact
-from warehouse import db
-from warehouse.db import fetch_dicts
+from warehouse.store import db
+from warehouse.store.db import fetch_dicts
 
 KINDS = ("parse_error", "repeated_failure", "low_offers")
 FAILURE_STATUSES = ("failed", "blocked", "quarantined", "parse_error")

@@ -18,9 +18,9 @@ import yaml
 from config import settings
 from config.settings import PROJECT_ROOT, data_home
 from scrapers.gpu_names import resolve_gpu_id
-from warehouse import db
-from warehouse.paths import database_target, is_hosted
-from warehouse.progress import progress, utc_now
+from warehouse.store import db
+from warehouse.store.paths import database_target, is_hosted
+from warehouse.store.progress import progress, utc_now
 
 MODELS_DIR = PROJECT_ROOT / "models"
 # dbt's saved parse of the models, kept per checkout so that a new data home's first build skips the full parse

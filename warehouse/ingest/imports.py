@@ -14,9 +14,9 @@ Imported prices are real observations (not synthetic) and land like scraped ones
   good rows load and each bad one goes to raw.quarantine with its line and reason;
 - fast on long histories: the rows are checked column-wise (polars), each distinct name, market and date (and any
   price that is not a plain decimal) once in Python, not one Offer per row; money stays exact (DECIMAL, and the
-  price per GPU-hour or card in 128-bit integers, rounded half-even once as warehouse/normalize.py rounds it);
+  price per GPU-hour or card in 128-bit integers, rounded half-even once as warehouse/ingest/normalize.py rounds it);
 - idempotent by content: the run ids derive from the file's bytes, so the same file loads once;
-- taken back whole with `gpuprices import undo` (warehouse/retractions.py): the rows stay, the models leave them out.
+- taken back whole with `gpuprices import undo` (warehouse/ingest/retractions.py): the rows stay, the models leave them out.
 """
 
 from __future__ import annotations
@@ -46,14 +46,14 @@ from scrapers.base import Expectations, Offer
 from scrapers.gpu_names import SEEDS, form_factor_unstated, name_key, resolve_gpu_id
 from scrapers.http import RawDocument
 from scrapers.registry import SOURCE_IDS
-from warehouse import db
-from warehouse.integrity import IntegrityResult, check
-from warehouse.landing import compute_run_id, land
-from warehouse.load import IngestRecord, transaction, write_runs
-from warehouse.markets import IMPORT_MARKETS, MARKETS
-from warehouse.normalize import OFFER_SCHEMA
-from warehouse.progress import utc_now
-from warehouse.retractions import retraction_of
+from warehouse.store import db
+from warehouse.ingest.integrity import IntegrityResult, check
+from warehouse.store.landing import compute_run_id, land
+from warehouse.ingest.load import IngestRecord, transaction, write_runs
+from warehouse.store.markets import IMPORT_MARKETS, MARKETS
+from warehouse.ingest.normalize import OFFER_SCHEMA
+from warehouse.store.progress import utc_now
+from warehouse.ingest.retractions import retraction_of
 
 FORMATS = ("csv", "keepa")
 BAD_ROWS = ("refuse", "quarantine")  # a bad row fails the file | the good rows load, the bad ones are held back
@@ -462,7 +462,7 @@ def _gpu_count(text: str | None) -> tuple[Decimal, str]:
                              "GPU")
         if count >= MAX_GPU_COUNT or count < Fraction(1, MAX_GPU_COUNT):
             raise ValueError(f"gpu_count {text!r} is out of range (1/{MAX_GPU_COUNT} to {MAX_GPU_COUNT - 1})")
-    with localcontext() as context:  # DECIMAL(12, 6), rounded once, half-even (as warehouse/normalize.py does)
+    with localcontext() as context:  # DECIMAL(12, 6), rounded once, half-even (as warehouse/ingest/normalize.py does)
         context.prec = 50
         stored = (Decimal(count.numerator) / Decimal(count.denominator)).quantize(Decimal("0.000001"), ROUND_HALF_EVEN)
     return stored, str(count)
@@ -495,7 +495,7 @@ def _attributes(gpu: str | None, provider: str, market: str | None, currency: st
     if channel == "retail":
         condition = condition or ("new" if market == "retail_new" else "used")
     raw_gpu_name, gpu_id = _gpu(gpu or "", provider)
-    # the price per GPU-hour or per card is price * per_numerator / per_denominator (warehouse/normalize.py)
+    # the price per GPU-hour or per card is price * per_numerator / per_denominator (warehouse/ingest/normalize.py)
     per_gpu = Fraction(1, 1) / Fraction(count_key) if PER_UNITS[per] in ("card", "instance_hour") else Fraction(1)
     return {"market_name": market, "channel": channel, "pricing_type": MARKETS[market].pricing_type,
             "term_months": MARKETS[market].term_months, "currency_code": currency, "price_unit": PER_UNITS[per],
@@ -756,7 +756,7 @@ def _validated(rows: pl.DataFrame) -> pl.DataFrame:
 
 def _day_frame(good: pl.DataFrame, source: str, file_run_id: str) -> pl.DataFrame:
     """One run per UTC day, `<file run id>-dYYYYMMDD`: the day's last price of each offer (the file's order breaks a
-    tie), observed at the day's last observation; in the canonical offer columns (warehouse/normalize.py), plus the
+    tie), observed at the day's last observation; in the canonical offer columns (warehouse/ingest/normalize.py), plus the
     row's own `observed` time and `at`."""
     day = pl.col("observed").dt.date()
     kept = _last_of_each_day(good)  # in time order
@@ -786,7 +786,7 @@ class _CheckedFile:
     problem_count: int          # how many (a refusal keeps only the first SHOWN_BAD_LINES of them)
     runs: pl.DataFrame          # the day-runs: run_id, observed_at, parsed (offers, the day's last prices)
     checked: IntegrityResult    # the day-runs' offers through the integrity rules (accepted in raw.offers' columns)
-    run_id: str                 # the landing's run id (warehouse/landing.py): the last good observation, the bytes
+    run_id: str                 # the landing's run id (warehouse/store/landing.py): the last good observation, the bytes
     last_observed: datetime | None
 
     def messages(self) -> list[str]:
@@ -803,7 +803,7 @@ _PROBLEM_SCHEMA = {LINE: pl.Int64, AT: pl.String, ERROR: pl.String, "reason": pl
 def _check_file(batches: Iterable[pl.DataFrame], source: str, file_name: str, document: Callable[[], RawDocument],
                 long_lines: list[tuple[int, str]] | None = None, keep_every_problem: bool = True) -> _CheckedFile:
     """Every rule a row meets, batch by batch as the file streams: the fields (_validated), then the integrity rules
-    a scraped row meets (warehouse/integrity.py) on the day-runs the good rows make, named as the landing will name
+    a scraped row meets (warehouse/ingest/integrity.py) on the day-runs the good rows make, named as the landing will name
     them. Of each batch only the bad rows' problems (or, without `keep_every_problem`, the first SHOWN_BAD_LINES of
     them: a file refused whole) and the good rows that are still their offer's last of a day are kept: what is held
     grows with the offers and days of the history, not with its rows. `document()`: the file as landed, called once

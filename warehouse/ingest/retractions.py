@@ -1,11 +1,11 @@
 """Taking an import back: `gpuprices import undo IMPORT_ID --reason TEXT`, and `gpuprices import list`.
 
-The raw tables are append-only (warehouse/schema.py), so a retraction deletes and updates nothing: it appends to
+The raw tables are append-only (warehouse/store/schema.py), so a retraction deletes and updates nothing: it appends to
 raw.retractions one row per retracted unit, with when and why:
 - an imported price file (`gpuprices import prices`; IMPORT_ID is its run id): each of its day-runs;
 - a loaded quotes file (`gpuprices quotes load`; IMPORT_ID is its load id): the load.
 The dbt staging models (stg_raw__ingest_runs, stg_raw__offers, stg_raw__quotes) leave retracted rows out, so every
-model above them does; the next build after prices are retracted is a full rebuild (warehouse/build.py). The rows
+model above them does; the next build after prices are retracted is a full rebuild (warehouse/store/build.py). The rows
 stay in raw, and `gpuprices import list` shows the import as retracted, when and why. A retracted file does not
 import again (its run ids derive from its bytes); a corrected file does.
 """
@@ -16,12 +16,12 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from warehouse import db
-from warehouse.load import transaction
-from warehouse.paths import database_path, is_hosted
+from warehouse.store import db
+from warehouse.ingest.load import transaction
+from warehouse.store.paths import database_path, is_hosted
 
 KINDS = ("prices", "quotes")
-# a day-run of an imported file is `<the file's run id>-dYYYYMMDD` (warehouse/imports.py _day_frame)
+# a day-run of an imported file is `<the file's run id>-dYYYYMMDD` (warehouse/ingest/imports.py _day_frame)
 IMPORT_ID_SQL = "regexp_replace(run_id, '-d[0-9]{8}$', '')"
 
 

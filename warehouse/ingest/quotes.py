@@ -1,9 +1,9 @@
 """Broker and reseller quotes (`gpuprices quotes load FILE.csv`): many datacenter GPUs are bought by quote, not
 from a web page. A quote is a dated low-high range for one GPU in one currency with a note on where it came from,
 e.g. an A100 quoted at ¥100k-200k. The file loads whole or not at all: a bad line is reported with its number.
-A line is bad when its date is outside the observation window (warehouse/imports.py: 2006 to a day from now), its GPU
+A line is bad when its date is outside the observation window (warehouse/ingest/imports.py: 2006 to a day from now), its GPU
 name matches nothing the alias table or the catalogue knows, an amount is not a plain number or rounds to 0 at 4
-decimals, or low is above high. `gpuprices import undo LOAD_ID` retracts a loaded file (warehouse/retractions.py)."""
+decimals, or low is above high. `gpuprices import undo LOAD_ID` retracts a loaded file (warehouse/ingest/retractions.py)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from scrapers.gpu_names import resolve_gpu_id
-from warehouse import db
-from warehouse.imports import observation_window, outside_window
-from warehouse.load import transaction
-from warehouse.retractions import retraction_of
+from warehouse.store import db
+from warehouse.ingest.imports import observation_window, outside_window
+from warehouse.ingest.load import transaction
+from warehouse.ingest.retractions import retraction_of
 
 COLUMNS = ("date", "gpu", "low", "high", "currency", "source_note")
 _AMOUNT = re.compile(r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(k|m|万)?\s*$", re.I)

@@ -22,7 +22,7 @@ def is_hosted() -> bool:
 
 
 def snapshot_path(database: Path | None = None) -> Path:
-    """The copy of the warehouse readers use while a run writes (see warehouse/db.py)."""
+    """The copy of the warehouse readers use while a run writes (see warehouse/store/db.py)."""
     database = database or database_path()
     return database.parent / "snapshot" / database.name
 

@@ -1,7 +1,7 @@
 """The real price histories bundled in recordings/ and how the offline run loads them, beside the replayed days.
 
 Each is a real observation someone else made (not synthetic), loaded through `gpuprices import prices`
-(warehouse/imports.py) under a source of its own (trigger `import`, marked "imported" in status and the pages):
+(warehouse/ingest/imports.py) under a source of its own (trigger `import`, marked "imported" in status and the pages):
 
 - keepa-amazon: recordings/retail_history/*.json, 8 Amazon buy-box histories (USD, 2019-2025); all or nothing;
 - gcp-list-history: recordings/history/gcp_list_prices/gcp_gpu_prices.csv.gz, Google Cloud's list prices of its
@@ -26,8 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from config.settings import PROJECT_ROOT
-from warehouse.backfill import backfill_ecb
-from warehouse.imports import ImportFileError, import_prices
+from warehouse.ingest.backfill import backfill_ecb
+from warehouse.ingest.imports import ImportFileError, import_prices
 
 RECORDINGS = PROJECT_ROOT / "recordings"
 KEEPA_HISTORIES = RECORDINGS / "retail_history"  # real Keepa exports (provenance: README.md there)

@@ -1,0 +1,1 @@
+"""Ingest: documents to rows (parse, normalize, check, load), imports, backfills, retractions, quotes, explain."""
