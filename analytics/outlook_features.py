@@ -3,7 +3,7 @@ its successor's, a provider's price against the other providers' median that day
 
 Every figure of day t uses what was known on day t: the GPU's launch date (marts.gpus.release_date), the launch of
 a successor released by t (the first later GPU of the same vendor with at least its memory and 20% more compute,
-BF16 dense where both have the figure, else FP32: a rule, not a curated table), the other providers' median of that day (int_provider_prices__daily).
+BF16 dense where both have the figure, else FP32: a rule, not a curated table), the other providers' median of that day (marts.gpu_provider_prices_daily).
 Street price against MSRP and price per unit of compute against its class were considered: no bundled real history
 has a GPU with a launch price (int_gpu_specs holds 20, datacenter cards and three GeForce), and a class's price per
 TFLOP needs a panel of series of the same day, which the bundled histories (one source each) do not have, so they

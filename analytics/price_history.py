@@ -30,7 +30,8 @@ from analytics import buy_signal, outlook, outlook_features
 
 SOURCE_SERIES_SQL = """
     SELECT gpu_id, market, price_date, min(min_price_usd) AS price_usd,
-           bool_or(is_synthetic) AS is_synthetic, string_agg(DISTINCT source, ',' ORDER BY source) AS sources
+           bool_or(is_synthetic) AS is_synthetic, string_agg(DISTINCT source, ',' ORDER BY source) AS sources,
+           NULL::DOUBLE AS others_median_usd
     FROM marts.gpu_prices_by_source_daily
     WHERE NOT is_carried_forward AND (price_per = 'card' OR includes_host_vm) AND market IS NOT NULL
       AND source = $source AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR market = $market)
@@ -44,15 +45,17 @@ SERIES_SQL = """
 PROVIDER_SERIES_SQL = """
     SELECT gpu_id, market, 'provider' AS series_kind, provider, NULL::DATE AS panel_start, NULL AS panel_id,
            provider AS panel_providers, price_date, min(price_usd) AS price_usd, bool_or(is_synthetic) AS is_synthetic,
-           string_agg(DISTINCT source, ',' ORDER BY source) AS sources
+           string_agg(DISTINCT source, ',' ORDER BY source) AS sources, min(others_median_usd) AS others_median_usd
     FROM marts.gpu_provider_prices_daily
     WHERE NOT is_carried_forward AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR market = $market)
+      AND (NOT $rentals OR channel <> 'retail')
     GROUP BY ALL"""
 # One source's prices, each provider apart (a catalog source lists many providers)
 SOURCE_PROVIDER_SERIES_SQL = """
     SELECT gpu_id, market, 'provider' AS series_kind, provider, NULL::DATE AS panel_start, NULL AS panel_id,
            provider AS panel_providers, price_date, min(min_price_usd) AS price_usd,
-           bool_or(is_synthetic) AS is_synthetic, string_agg(DISTINCT source, ',' ORDER BY source) AS sources
+           bool_or(is_synthetic) AS is_synthetic, string_agg(DISTINCT source, ',' ORDER BY source) AS sources,
+           NULL::DOUBLE AS others_median_usd
     FROM marts.gpu_prices_by_source_daily
     WHERE NOT is_carried_forward AND (price_per = 'card' OR includes_host_vm) AND market IS NOT NULL
       AND source = $source AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR market = $market)
@@ -61,7 +64,7 @@ SOURCE_PROVIDER_SERIES_SQL = """
 PANEL_SERIES_SQL = """
     SELECT daily.gpu_id, daily.market, 'panel' AS series_kind, NULL AS provider, panels.panel_start,
            panels.panel_id, panels.panel_providers, daily.price_date, daily.min_price_usd AS price_usd,
-           daily.is_synthetic, daily.sources
+           daily.is_synthetic, daily.sources, NULL::DOUBLE AS others_median_usd
     FROM marts.gpu_prices_daily AS daily
     JOIN marts.gpu_price_panels AS panels
       ON panels.gpu_id = daily.gpu_id AND panels.channel = daily.channel AND panels.market = daily.market
@@ -71,7 +74,8 @@ PANEL_SERIES_SQL = """
 PANEL_SERIES_LISTS_SQL = """
     SELECT gpu_id, market, series_kind, provider, panel_start, any_value(panel_id), any_value(panel_providers),
            list(price_date ORDER BY price_date), list(price_usd::VARCHAR ORDER BY price_date), bool_or(is_synthetic),
-           string_agg(sources, ','), list(sources ORDER BY price_date)
+           string_agg(sources, ','), list(sources ORDER BY price_date),
+           list(others_median_usd::DOUBLE ORDER BY price_date)
     FROM ({rows}) GROUP BY ALL ORDER BY gpu_id, market, series_kind, provider, panel_start"""
 # One row per series: its days and prices as lists (prices as text, read back exactly as Decimal): ~100k daily rows
 # at three years come back in a few dozen rows, fast enough for every dashboard build.
@@ -146,33 +150,29 @@ class PriceSeries:
                    None if observation_sources is None else [day_sources.get(day) for day, _ in dense])
 
 
-# A provider's own price per day, GPU and rental market (issue 40): one panel of one provider, never every provider's
-# cheapest; with the other providers' median of that day (the outlook's from_panel_median). Suspect prices
-# (int_provider_prices__daily.suspect_reason) and carried-forward snapshots are no observation.
-OUTLOOK_PROVIDER_SERIES_SQL = """
-    SELECT gpu_id, market, provider, list(price_date ORDER BY price_date),
-           list(price_usd::VARCHAR ORDER BY price_date), list(others_median_usd::DOUBLE ORDER BY price_date),
-           bool_or(is_synthetic), string_agg(DISTINCT source, ','), list(source ORDER BY price_date)
-    FROM intermediate.int_provider_prices__daily
-    WHERE channel IN ('cloud', 'marketplace') AND price_per = 'gpu_hour' AND NOT is_suspect
-      AND NOT is_carried_forward
-      AND ($gpu IS NULL OR gpu_id = $gpu) AND ($market IS NULL OR market = $market)
-    GROUP BY ALL ORDER BY gpu_id, market, provider"""
-
-
 def provider_series(connection: duckdb.DuckDBPyConnection, gpu_id: str | None = None,
                     market: str | None = None) -> list[PriceSeries]:
-    """Every provider's own rental series (provider x GPU x market), with its panel medians."""
+    """Every provider's own rental series (provider x GPU x market, marts.gpu_provider_prices_daily: the query the
+    backtest reads too), whole (the outlook cuts its own segments), with the other providers' median of each day
+    (the outlook's distance from the panel median)."""
+    return [dataclasses.replace(whole, panel_medians=medians)
+            for whole, medians in _series_lists(connection, PROVIDER_SERIES_SQL,
+                                                {"gpu": gpu_id, "market": market, "rentals": True})]
+
+
+def _series_lists(connection: duckdb.DuckDBPyConnection, sql: str, values: dict,
+                  source: str | None = None) -> list[tuple[PriceSeries, list[float | None]]]:
+    """Each series the rows of `sql` hold (PANEL_SERIES_LISTS_SQL), whole, with its others' medians per dense day."""
     found = []
-    rows = connection.execute(OUTLOOK_PROVIDER_SERIES_SQL, {"gpu": gpu_id, "market": market}).fetchall()
-    for gpu, market_name, provider, days, prices, medians, synthetic, sources, day_sources in rows:
-        one = PriceSeries.from_observations(
-            gpu, market_name, None, zip(days, (Decimal(price) for price in prices), strict=True), bool(synthetic),
-            sorted(set((sources or "").split(",")) - {""}), [value or "" for value in day_sources])
+    for (gpu, market_name, kind, provider, _start, panel_id, providers, days, prices, synthetic, sources,
+         day_sources, medians) in connection.execute(PANEL_SERIES_LISTS_SQL.format(rows=sql), values).fetchall():
+        whole = PriceSeries.from_observations(
+            gpu, market_name, source, zip(days, (Decimal(price) for price in prices), strict=True),
+            bool(synthetic), sorted(set((sources or "").split(",")) - {""}), [value or "" for value in day_sources])
+        whole = dataclasses.replace(whole, kind=kind, provider=provider, panel_id=panel_id,
+                                    panel_providers=sorted(set((providers or "").split(",")) - {""}))
         by_day = dict(zip(days, medians, strict=True))
-        one.provider, one.kind = provider, "provider"
-        one.panel_medians = [by_day.get(day) for day in one.days]
-        found.append(one)
+        found.append((whole, [by_day.get(day) for day in whole.days]))
     return found
 
 
@@ -214,17 +214,10 @@ def panel_series(connection: duckdb.DuckDBPyConnection, source: str | None = Non
     if source is not None:
         queries = [(SOURCE_PROVIDER_SERIES_SQL, {**parameters, "source": source})]
     else:
-        queries = [(PROVIDER_SERIES_SQL, parameters), (PANEL_SERIES_SQL, parameters)]
+        queries = [(PROVIDER_SERIES_SQL, {**parameters, "rentals": False}), (PANEL_SERIES_SQL, parameters)]
     found = []
     for sql, values in queries:
-        rows = connection.execute(PANEL_SERIES_LISTS_SQL.format(rows=sql), values).fetchall()
-        for (gpu, market_name, kind, provider, _start, panel_id, providers, days, prices, synthetic, sources,
-             day_sources) in rows:
-            whole = PriceSeries.from_observations(
-                gpu, market_name, source, zip(days, (Decimal(price) for price in prices), strict=True),
-                bool(synthetic), sorted(set((sources or "").split(",")) - {""}), [value or "" for value in day_sources])
-            whole = dataclasses.replace(whole, kind=kind, provider=provider, panel_id=panel_id,
-                                        panel_providers=sorted(set((providers or "").split(",")) - {""}))
+        for whole, _medians in _series_lists(connection, sql, values, source):
             for part in outlook.segments(whole):
                 sources_seen = {name for value in part.observed_sources or [] if value for name in value.split(",")}
                 found.append(dataclasses.replace(part, sources=sorted(sources_seen) or whole.sources))

@@ -233,7 +233,8 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
         -- the series the signal reads (price_history.panel_series): the one shop's own, one panel throughout
         create view marts.gpu_provider_prices_daily as
             select price_date, gpu_id, channel, market, price_per, 'shop' as provider, sources as source,
-                   min_price_usd as price_usd, false as is_imported, is_synthetic, false as is_carried_forward
+                   min_price_usd as price_usd, null::decimal(18, 6) as others_median_usd, false as is_imported,
+                   is_synthetic, false as is_carried_forward
             from marts.gpu_prices_daily;
         create view marts.gpu_price_panels as
             select gpu_id, channel, market, price_per, 'shop' as panel_id, 'shop' as panel_providers,

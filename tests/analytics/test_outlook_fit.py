@@ -144,6 +144,11 @@ def test_rental_outlook_series_are_each_providers_own_with_the_panel_median_and_
                       1.0 if day != 30 else 0.01, 3.0, day == 30, day == 31, True)]
         connection.executemany("INSERT INTO intermediate.int_provider_prices__daily VALUES "
                                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        # the mart as models/models/marts/gpu_provider_prices_daily.sql makes it: suspect prices left out
+        connection.execute("""CREATE VIEW marts.gpu_provider_prices_daily AS
+            SELECT price_date, gpu_id, channel, market, price_per, provider, source, price_usd, others_median_usd,
+                   false AS is_imported, is_synthetic, is_carried_forward
+            FROM intermediate.int_provider_prices__daily WHERE NOT is_suspect""")
         connection.execute("""CREATE TABLE marts.gpus AS SELECT 'h100-sxm5-80gb' AS gpu_id, 'NVIDIA' AS vendor,
             DATE '2022-09-20' AS release_date, 80.0 AS memory_gib, 66.9 AS fp32_tflops, 989.4 AS bf16_dense_tflops
             UNION ALL SELECT 'h200-sxm-141gb', 'NVIDIA', DATE '2024-11-18', 141.0, 66.9, 989.5

@@ -45,9 +45,9 @@ def planted():
     connection.execute("CREATE SCHEMA marts")
     connection.execute("""CREATE TABLE marts.gpu_provider_prices_daily (price_date DATE, gpu_id VARCHAR,
         channel VARCHAR, market VARCHAR, price_per VARCHAR, provider VARCHAR, source VARCHAR, price_usd DECIMAL(18, 6),
-        is_imported BOOLEAN, is_synthetic BOOLEAN, is_carried_forward BOOLEAN)""")
+        others_median_usd DECIMAL(18, 6), is_imported BOOLEAN, is_synthetic BOOLEAN, is_carried_forward BOOLEAN)""")
     connection.executemany("INSERT INTO marts.gpu_provider_prices_daily VALUES (?, ?, 'cloud', ?, 'gpu_hour', ?, ?, ?, "
-                           "false, false, false)",
+                           "NULL, false, false, false)",
                            [(day, GPU, MARKET, provider, source, price) for day, provider, source, price in
                             provider_rows()])
     connection.execute("""CREATE TABLE marts.gpu_prices_daily AS

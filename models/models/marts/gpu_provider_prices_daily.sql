@@ -13,6 +13,8 @@ select
     provider,
     source,
     price_usd,
+    -- the other providers' median that day (the outlook's distance from the panel median)
+    others_median_usd,
     is_imported,
     is_synthetic,
     is_carried_forward
