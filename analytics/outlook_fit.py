@@ -1,7 +1,7 @@
 """The outlook's fitted model (issue 40, part 3): scikit-learn fits in place of hand-written solvers, ranges
 calibrated on out-of-sample errors, and the base rate wherever the model does no better.
 
-Per horizon, on the training days of the given feature frames (analytics/outlook.feature_frame with
+Per horizon, on the training days of the given feature frames (analytics/outlook_features.feature_frame with
 outlook_features.with_context):
   * each drop probability: a logistic regression (sklearn LogisticRegression, L2, C=FIT_C) of the standardised
     FEATURES plus the series' own drop rate so far (its climatology, shrunk to the pooled rate while it has few
@@ -24,18 +24,17 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from analytics.outlook_features import CONTEXT_FEATURES, KINDS
+from analytics.outlook_features import CONTEXT_FEATURES, DROPS, KINDS
 
 OWN_FEATURES = ("from_median_7d", "from_median_30d", "from_median_90d", "above_low_90d", "under_high_90d",
                 "log_volatility_90d", "change_share_90d", "trend_30d", "log_age")
 FEATURES = OWN_FEATURES + CONTEXT_FEATURES + tuple(f"kind_{kind}" for kind in KINDS)
-DROPS = {"drop_5pct": 0.05, "drop_10pct": 0.10}
 SHRINK_WINDOWS = 10  # the own-climatology feature: (drops + 10 x pooled rate) / (windows + 10)
 FIT_C = 1.0
 CONFORMAL_FOLDS = 5
 MIN_KIND_ERRORS = 200  # a kind's own error quantiles from this many out-of-sample errors, else every kind's
 MEDIAN_SAMPLE = 3000  # the median regression's training days (a fixed random sample of them)
-SCALE_FLOOR = 0.002  # the floor outlook.VOLATILITY_FLOOR puts under the daily volatility
+SCALE_FLOOR = 0.002  # the floor outlook_features.VOLATILITY_FLOOR puts under the daily volatility
 
 
 def _logit(share):

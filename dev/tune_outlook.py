@@ -27,7 +27,7 @@ import time
 import numpy as np
 import polars as pl
 
-from analytics import outlook, outlook_features, outlook_fit
+from analytics import outlook, outlook_features, outlook_fit, outlook_scoring
 from analytics.price_history import series as price_series
 from warehouse.store import db
 
@@ -67,8 +67,8 @@ def train(frames: list[pl.DataFrame], parts: list, horizon: int) -> dict:
     return fit
 
 
-def scored(part, frame, fit, horizon) -> outlook.ScoredSeries:
-    return outlook.ScoredSeries({"source": part.source, "gpu_id": part.gpu_id, "market": part.market}, part.days,
+def scored(part, frame, fit, horizon) -> outlook_scoring.ScoredSeries:
+    return outlook_scoring.ScoredSeries({"source": part.source, "gpu_id": part.gpu_id, "market": part.market}, part.days,
                                 frame, outlook.predict_frame(frame, fit, None, horizon))
 
 
@@ -85,7 +85,7 @@ def line(label: str, summary: dict) -> str:
 
 
 def by_kind(rows: list[dict], parts: list) -> dict[str, dict]:
-    return {kind: outlook.summarize(mine) for kind in outlook_features.KINDS
+    return {kind: outlook_scoring.summarize(mine) for kind in outlook_features.KINDS
             if (mine := [row for row in rows if outlook_features.kind_of(parts[row["series"]].market) == kind])}
 
 
@@ -122,7 +122,7 @@ def flat_score(parts: list, frames: list, rates_for) -> dict:
             base += (own - drop) ** 2
             n += 1
     return {"n": n, "brier": model / n if n else None, "brier_base": base / n if n else None,
-            "skill": outlook.skill(model / n, base / n) if n else None}
+            "skill": outlook_scoring.skill(model / n, base / n) if n else None}
 
 
 def main() -> None:
@@ -141,7 +141,7 @@ def main() -> None:
         frames = [outlook.segment_frame(part, 0, len(part.prices), horizon) for part in parts]
         print(f"\nhorizon {horizon} days")
         # leave one series (source x GPU) out
-        held: dict[int, outlook.ScoredSeries] = {}
+        held: dict[int, outlook_scoring.ScoredSeries] = {}
         flat_held: dict[int, dict] = {}
         for group in groups:
             inside = [i for i, part in enumerate(parts) if group_of(part) != group]
@@ -152,8 +152,8 @@ def main() -> None:
                 if group_of(part) == group:
                     held[index] = scored(part, frames[index], fit, horizon)
                     flat_held[index] = rates
-        loo_rows = outlook.score_rows([held[i] for i in range(len(parts))], horizon)
-        print(line("leave one series out", outlook.summarize(loo_rows)))
+        loo_rows = outlook_scoring.score_rows([held[i] for i in range(len(parts))], horizon)
+        print(line("leave one series out", outlook_scoring.summarize(loo_rows)))
         loo_kinds = by_kind(loo_rows, parts)
         for kind, summary in loo_kinds.items():
             print(line(f"  {kind}", summary))
@@ -168,8 +168,8 @@ def main() -> None:
         late = [scored(part, frame, early, horizon) for part, frame in zip(parts, frames, strict=True)]
         for one, middle in zip(late, middles, strict=True):
             one.predictions = [row for row in one.predictions if row["t"] >= middle]
-        late_rows = outlook.score_rows(late, horizon)
-        print(line("later period (fit on earlier)", outlook.summarize(late_rows)))
+        late_rows = outlook_scoring.score_rows(late, horizon)
+        print(line("later period (fit on earlier)", outlook_scoring.summarize(late_rows)))
         late_kinds = by_kind(late_rows, parts)
         for kind, summary in late_kinds.items():
             print(line(f"  {kind}", summary))
@@ -194,7 +194,7 @@ def main() -> None:
                 "leave_one_out": loo_kinds.get(kind), "later": late_kinds.get(kind)}
             print(f"{kind:12} out-of-sample skill (worse of the two) {percent(worst)}: "
                   + ("the model" if full["kinds"][kind]["uses_model"] else "the base rate"))
-        full["out_of_sample"] = {"leave_one_out": outlook.summarize(loo_rows), "later": outlook.summarize(late_rows)}
+        full["out_of_sample"] = {"leave_one_out": outlook_scoring.summarize(loo_rows), "later": outlook_scoring.summarize(late_rows)}
         model["horizons"][str(horizon)] = full
     if arguments.write:
         outlook.MODEL_PATH.write_text(json.dumps(model, indent=1, default=_plain) + "\n")

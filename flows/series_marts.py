@@ -4,7 +4,7 @@ an analysis. The tables are created with the others (warehouse/store/schema.py);
 
 from __future__ import annotations
 
-from analytics import buy_verdicts, outlook
+from analytics import buy_verdicts, outlook, outlook_scoring
 from analytics.price_history import outlook_series
 from warehouse.store import db
 from warehouse.store.build import BuildPlan
@@ -22,6 +22,6 @@ def write_series_marts(plan: BuildPlan) -> int:
         since = None if plan.full_refresh or not plan.rebuild_dates else min(plan.rebuild_dates)
         per_panel = outlook_series(connection)  # retail markets and each provider's own rentals (issue 40)
         written = outlook.write_mart(connection, per_panel, since=since)
-        outlook.write_scores(connection, per_panel)
+        outlook_scoring.write_scores(connection, per_panel)
         buy_verdicts.write_marts(connection)  # its own series: one provider's or one constant panel's (issue 40)
         return written

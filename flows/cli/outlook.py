@@ -7,7 +7,7 @@ import sys
 
 import duckdb
 
-from analytics import outlook
+from analytics import outlook, outlook_scoring
 from analytics.alerts.engine import RuleError, resolve_rule_gpu
 from analytics.price_history import outlook_series
 from analytics.price_history import series as price_series
@@ -53,9 +53,9 @@ def cmd_outlook(args) -> int:
         with db.connect() as connection:
             found = outlook_series(connection)
             written = outlook.write_mart(connection, found, every_day=True, horizon=args.horizon)
-            scored = outlook.write_scores(connection, found, horizon=args.horizon)
+            scored = outlook_scoring.write_scores(connection, found, horizon=args.horizon)
         print(f"{outlook.MART}: {written} rows ({args.horizon}-day horizon, every day of every series); "
-              f"{outlook.SCORES_MART}: {scored} series scored")
+              f"{outlook_scoring.SCORES_MART}: {scored} series scored")
         return 0
     try:
         with db.connect(read_only=True) as connection:
@@ -130,7 +130,7 @@ def format_backtest(report: dict) -> str:
 def cmd_backtest_outlook(args) -> int:
     _check_horizon(args.horizon)
     report, status = read_backtest(
-        lambda connection: outlook.backtest_report(
+        lambda connection: outlook_scoring.backtest_report(
             price_series(connection, args.source) if args.source else outlook_series(connection), args.horizon,
             args.source),
         args.source, "score the outlook")

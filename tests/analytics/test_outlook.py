@@ -10,29 +10,29 @@ from decimal import Decimal
 
 import pytest
 
-from analytics import outlook
+from analytics import outlook, outlook_features, outlook_scoring
 from analytics.price_history import PriceSeries
 from warehouse.store.schema import create_raw_schema
 
 
 def test_brier_skill_coverage_and_pinball_on_hand_worked_numbers():
-    assert outlook.brier([0.2, 0.9], [False, True]) == pytest.approx((0.04 + 0.01) / 2)
-    assert outlook.brier([0.5, 0.5, 0.5, 0.5], [True, False, False, False]) == pytest.approx(0.25)
-    assert outlook.skill(0.025, 0.25) == pytest.approx(0.9)
-    assert outlook.skill(0.5, 0.25) == pytest.approx(-1.0)
-    assert outlook.skill(0.1, 0.0) is None
+    assert outlook_scoring.brier([0.2, 0.9], [False, True]) == pytest.approx((0.04 + 0.01) / 2)
+    assert outlook_scoring.brier([0.5, 0.5, 0.5, 0.5], [True, False, False, False]) == pytest.approx(0.25)
+    assert outlook_scoring.skill(0.025, 0.25) == pytest.approx(0.9)
+    assert outlook_scoring.skill(0.5, 0.25) == pytest.approx(-1.0)
+    assert outlook_scoring.skill(0.1, 0.0) is None
     # [1, 2] holds 1.5 and 2 (ends count), not 3 nor 0.5
-    assert outlook.coverage([1, 1, 1, 1], [2, 2, 2, 2], [1.5, 2, 3, 0.5]) == pytest.approx(0.5)
-    assert outlook.pinball(0.1, 10, 12) == pytest.approx(0.2)   # under-predicted: q x 2
-    assert outlook.pinball(0.1, 10, 8) == pytest.approx(1.8)    # over-predicted: (1 - q) x 2
-    assert outlook.pinball(0.9, 10, 12) == pytest.approx(0.2 * 9)
-    assert outlook.pinball(0.5, 10, 10) == 0
-    assert outlook.quantile_of([1.0, 2.0, 3.0, 4.0, 5.0], 0.1) == pytest.approx(1.4)
-    assert outlook.quantile_of([7.0], 0.9) == 7.0
+    assert outlook_scoring.coverage([1, 1, 1, 1], [2, 2, 2, 2], [1.5, 2, 3, 0.5]) == pytest.approx(0.5)
+    assert outlook_scoring.pinball(0.1, 10, 12) == pytest.approx(0.2)   # under-predicted: q x 2
+    assert outlook_scoring.pinball(0.1, 10, 8) == pytest.approx(1.8)    # over-predicted: (1 - q) x 2
+    assert outlook_scoring.pinball(0.9, 10, 12) == pytest.approx(0.2 * 9)
+    assert outlook_scoring.pinball(0.5, 10, 10) == 0
+    assert outlook_features.quantile_of([1.0, 2.0, 3.0, 4.0, 5.0], 0.1) == pytest.approx(1.4)
+    assert outlook_features.quantile_of([7.0], 0.9) == 7.0
 
 
 def test_the_feature_frame_counts_only_windows_that_ended_and_knows_each_outcome():
-    frame = outlook.feature_frame([100, 90, 100, 100, 100], horizon=1)
+    frame = outlook_features.feature_frame([100, 90, 100, 100, 100], horizon=1)
     # the lowest price in (t, t + 1] against today's, and the price at t + 1 against today's (none at the end)
     assert frame["low_ratio"][:4].to_list() == pytest.approx([0.9, 100 / 90, 1.0, 1.0]) and frame["low_ratio"][4] is None
     assert frame["end_ratio"][:4].to_list() == pytest.approx([0.9, 100 / 90, 1.0, 1.0])
@@ -48,9 +48,9 @@ def test_the_feature_frame_counts_only_windows_that_ended_and_knows_each_outcome
 
 def scored_rows(prices, horizon, prediction):
     days = [date(2024, 1, 1) + timedelta(days=i) for i in range(len(prices))]
-    frame = outlook.feature_frame(prices, horizon)
+    frame = outlook_features.feature_frame(prices, horizon)
     predictions = [{"t": t, **prediction} for t in range(len(prices))]
-    return outlook.score_rows([outlook.ScoredSeries({"source": "s", "gpu_id": "g", "market": "retail_new"}, days,
+    return outlook_scoring.score_rows([outlook_scoring.ScoredSeries({"source": "s", "gpu_id": "g", "market": "retail_new"}, days,
                                                     frame, predictions)], horizon)
 
 
@@ -64,7 +64,7 @@ def test_climatology_and_naive_baselines_use_the_past_windows_and_the_figures_fo
     # the climatology on day t: the share of drops among the windows that ended by t (days 0 .. t - 1)
     assert [row["drop_5pct"][1] for row in rows] == pytest.approx([1, 1 / 2, 2 / 3, 2 / 4, 3 / 5, 3 / 6])
     assert [row["drop_5pct"][2] for row in rows] == [False, True, False, True, False, True]
-    summary = outlook.summarize(rows)
+    summary = outlook_scoring.summarize(rows)
     climatology = [1, 1 / 2, 2 / 3, 2 / 4, 3 / 5, 3 / 6]
     outcomes = [0, 1, 0, 1, 0, 1]
     expected = sum((c - o) ** 2 for c, o in zip(climatology, outcomes)) / 6
@@ -75,8 +75,8 @@ def test_climatology_and_naive_baselines_use_the_past_windows_and_the_figures_fo
     # [0.5, 2] x today's price holds every next price (half or double: the ends count)
     assert summary["interval_80"] == {"coverage": pytest.approx(1.0), "n": 6}
     # the model's loss: end ratios alternate 2 (from 50) and 0.5 (from 100)
-    losses = {2.0: outlook.pinball(0.1, 0.5, 2.0) + outlook.pinball(0.5, 1.0, 2.0) + outlook.pinball(0.9, 2.0, 2.0),
-              0.5: outlook.pinball(0.1, 0.5, 0.5) + outlook.pinball(0.5, 1.0, 0.5) + outlook.pinball(0.9, 2.0, 0.5)}
+    losses = {2.0: outlook_scoring.pinball(0.1, 0.5, 2.0) + outlook_scoring.pinball(0.5, 1.0, 2.0) + outlook_scoring.pinball(0.9, 2.0, 2.0),
+              0.5: outlook_scoring.pinball(0.1, 0.5, 0.5) + outlook_scoring.pinball(0.5, 1.0, 0.5) + outlook_scoring.pinball(0.9, 2.0, 0.5)}
     assert summary["quantile_loss"]["model"] == pytest.approx(sum(losses[r["end_ratio"]] for r in rows) / 18)
     # the naive baseline on day 1: the only past 1-day change (x 0.5), every quantile of it
     assert rows[0]["naive"] == pytest.approx([0.5, 0.5, 0.5])
@@ -89,10 +89,10 @@ def test_a_perfect_forecast_has_skill_one_and_an_empty_score_has_no_figures():
     for row in rows:  # make each forecast the outcome
         row["drop_5pct"] = (float(row["drop_5pct"][2]), row["drop_5pct"][1], row["drop_5pct"][2])
         row["quantiles"] = [row["end_ratio"]] * 3
-    summary = outlook.summarize(rows)
+    summary = outlook_scoring.summarize(rows)
     assert summary["drop_5pct"]["brier"] == 0 and summary["drop_5pct"]["skill"] == pytest.approx(1.0)
     assert summary["quantile_loss"]["model"] == 0 and summary["quantile_loss"]["skill"] == pytest.approx(1.0)
-    assert outlook.summarize([])["drop_5pct"] == {"brier": None, "brier_climatology": None, "skill": None, "n": 0}
+    assert outlook_scoring.summarize([])["drop_5pct"] == {"brier": None, "brier_climatology": None, "skill": None, "n": 0}
 
 
 def random_walk(days: int, seed: int) -> list[Decimal]:
@@ -207,12 +207,12 @@ def test_the_scores_mart_holds_each_series_own_backtest_as_backtest_outlook_repo
                                                                   for i in range(40)], random_walk(40, seed=4),
                             False, ["test"])
     found = [long_one, other, short, too_short]
-    report = outlook.backtest_report(found)
+    report = outlook_scoring.backtest_report(found)
     with duckdb.connect() as connection:
         create_raw_schema(connection)  # the tables the series marts are written to, as the warehouse has them
-        assert outlook.write_scores(connection, found) == 3  # the 40-day series has no outlook
+        assert outlook_scoring.write_scores(connection, found) == 3  # the 40-day series has no outlook
         stored = {(r[0], r[1]): dict(zip([c[0] for c in connection.description], r, strict=True)) for r in
-                  connection.execute(f"SELECT * FROM {outlook.SCORES_TABLE}").fetchall()}
+                  connection.execute(f"SELECT * FROM {outlook_scoring.SCORES_TABLE}").fetchall()}
         for row in report["series"]:
             mine = stored[(row["gpu_id"], row["market"])]
             assert mine["scored_days"] == row["days"] == row["drop_5pct"]["n"] > 0
@@ -228,6 +228,6 @@ def test_the_scores_mart_holds_each_series_own_backtest_as_backtest_outlook_repo
         unscored = stored[("h100-sxm5-80gb", "spot")]  # 75 days: an outlook, no day with a known outcome yet
         assert unscored["scored_days"] == 0 and unscored["drop_5pct_skill"] is None
         assert unscored["first_scored_date"] is None and unscored["days_of_history"] == 75
-        assert outlook.write_scores(connection, [long_one]) == 1
-        assert connection.execute(f"SELECT gpu_id, market FROM {outlook.SCORES_TABLE}").fetchall() == [
+        assert outlook_scoring.write_scores(connection, [long_one]) == 1
+        assert connection.execute(f"SELECT gpu_id, market FROM {outlook_scoring.SCORES_TABLE}").fetchall() == [
             ("rtx-4090", "retail_new")]

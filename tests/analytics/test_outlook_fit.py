@@ -27,7 +27,7 @@ def synthetic_walk(seed: int, days: int = 220, volatility: float = 0.02) -> list
 
 
 def frames_of(seeds, horizon=30, market="retail_new"):
-    return [outlook.feature_frame(synthetic_walk(seed), horizon, market,
+    return [outlook_features.feature_frame(synthetic_walk(seed), horizon, market,
                                   [START + timedelta(days=i) for i in range(220)],
                                   {"release_date": date(2022, 1, 1), "successor_release_date": date(2024, 3, 1)})
             for seed in seeds]
@@ -51,7 +51,7 @@ def test_walk_forward_never_sees_the_future(synthetic_fit):
     crash = common + [common[-1] * 0.5] * 99
     soar = common + [common[-1] * 2.0] * 99
     dated = [START + timedelta(days=i) for i in range(220)]
-    first, second = (outlook.feature_frame(prices, 30, "retail_new", dated) for prices in (crash, soar))
+    first, second = (outlook_features.feature_frame(prices, 30, "retail_new", dated) for prices in (crash, soar))
     features = list(outlook_fit.FEATURES) + ["past_windows", "past_drop_5pct", "past_drop_10pct"]
     assert first.filter(first["t"] <= 120).select(features).equals(second.filter(second["t"] <= 120).select(features))
     early = list(range(59, 121))

@@ -13,7 +13,7 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from analytics import outlook, price_history
+from analytics import outlook, outlook_features, outlook_scoring, price_history
 from analytics.price_history import PriceSeries
 from warehouse.store.schema import create_raw_schema
 
@@ -85,20 +85,20 @@ def test_a_series_too_short_since_its_gap_has_no_outlook_and_says_why():
 def test_scored_days_never_span_the_gap_and_a_window_past_a_segment_end_is_not_scored():
     found = gapped(100, 80)  # 100 days, the gap, 80 days: the second part has an outlook, no known outcome yet
     h = 30
-    report = outlook.backtest_report([found], h)
+    report = outlook_scoring.backtest_report([found], h)
     (row,) = report["series"]
     # the first part: days 59 .. 69 only (day 70's window (70, 100] would reach past its end, into the gap)
     assert row["days"] == 100 - (outlook.MIN_HISTORY_DAYS - 1) - h == 11 and row["segments"] == 1
-    (scores,) = outlook.series_scores([found], h)
+    (scores,) = outlook_scoring.series_scores([found], h)
     assert scores["scored_days"] == 11 and scores["days_of_history"] == 80 and scores["as_of"] == found.days[-1]
     assert scores["first_scored_date"] == START + timedelta(days=59)
     assert scores["last_scored_date"] == START + timedelta(days=69)  # + 30 = the segment's last day, 99
     # with a long enough second part, both parts are scored, each on its own days
-    both = outlook.backtest_report([gapped(100, 120)], h)["series"][0]
+    both = outlook_scoring.backtest_report([gapped(100, 120)], h)["series"][0]
     assert both["days"] == 11 + (120 - 59 - 30) and both["segments"] == 2
     # each scored day's outcome lies within its segment: the frames know no outcome in a segment's last h days
     for part in outlook.segments(gapped(100, 120)):
-        frame = outlook.feature_frame(part.prices, h)
+        frame = outlook_features.feature_frame(part.prices, h)
         assert frame["end_ratio"][-h:].null_count() == h and frame["end_ratio"][:-h].null_count() == 0
         assert frame["low_ratio"][-h:].null_count() == h
 
@@ -114,7 +114,7 @@ def test_a_weekly_series_stays_one_segment_and_a_longer_stretch_splits_it():
     assert sum(weekly.observed) == len(observations) and len(weekly.days) == sum(steps) + 1
     (latest,) = outlook.outlooks(weekly)
     assert latest.days_of_history == len(weekly.days)
-    assert outlook.backtest_report([weekly])["series"][0]["days"] == len(weekly.days) - 59 - 30
+    assert outlook_scoring.backtest_report([weekly])["series"][0]["days"] == len(weekly.days) - 59 - 30
     # a stretch of MAX_GAP_DAYS + 1 between two observations splits it
     longer = [(d + timedelta(days=1), p) if d > observations[40][0] else (d, p) for d, p in observations]
     split = PriceSeries.from_observations("l4-24gb", "on_demand", None, longer, False, ["test"])
@@ -153,7 +153,7 @@ def test_the_mart_drops_a_row_it_no_longer_has_and_writes_none_after_the_gap():
         assert written == 50  # days 150 .. 199 before the gap; none after it
         dates = [row[0] for row in connection.execute(f"SELECT price_date FROM {outlook.TABLE}").fetchall()]
         assert max(dates) == START + timedelta(days=199) and len(dates) == 50
-        assert outlook.write_scores(connection, [found]) == 0  # no outlook on its last day: not on the pages
+        assert outlook_scoring.write_scores(connection, [found]) == 0  # no outlook on its last day: not on the pages
 
 
 def test_the_outlook_buy_rule_never_fires_where_the_segment_has_no_outlook():

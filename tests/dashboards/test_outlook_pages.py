@@ -22,7 +22,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from analytics import outlook
+from analytics import outlook, outlook_scoring
 from analytics.price_history import PriceSeries
 from dashboards import data as dashboard_data
 from dashboards.build import render
@@ -94,14 +94,14 @@ def marts():
     connection = duckdb.connect()
     create_raw_schema(connection)  # the tables the series marts are written to, as the warehouse has them
     outlook.write_mart(connection, SERIES)
-    outlook.write_scores(connection, SERIES)
+    outlook_scoring.write_scores(connection, SERIES)
     connection.execute("CREATE SCHEMA IF NOT EXISTS marts")
     connection.execute(f"CREATE VIEW {outlook.MART} AS SELECT * FROM {outlook.TABLE}")
-    connection.execute(f"CREATE VIEW {outlook.SCORES_MART} AS SELECT * FROM {outlook.SCORES_TABLE}")
+    connection.execute(f"CREATE VIEW {outlook_scoring.SCORES_MART} AS SELECT * FROM {outlook_scoring.SCORES_TABLE}")
     # one series' 10% skill made negative and one's 5% skill undefined: the pages must say what the mart says
-    connection.execute(f"UPDATE {outlook.SCORES_TABLE} SET drop_10pct_skill = -0.0437 "
+    connection.execute(f"UPDATE {outlook_scoring.SCORES_TABLE} SET drop_10pct_skill = -0.0437 "
                        "WHERE gpu_id = 'rtx-4090-24gb' AND market = 'retail_new'")
-    connection.execute(f"UPDATE {outlook.SCORES_TABLE} SET drop_5pct_skill = NULL "
+    connection.execute(f"UPDATE {outlook_scoring.SCORES_TABLE} SET drop_5pct_skill = NULL "
                        "WHERE gpu_id = 'l40s-48gb' AND market = 'spot'")
     yield connection
     connection.close()
