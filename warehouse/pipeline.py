@@ -2,8 +2,9 @@
 
 Every source goes through the same steps whatever it returns: a record kind (RECORD_KINDS, chosen by
 Source.kind) says how its records are normalized, checked and which raw table they load into: offers into
-raw.offers, exchange rates into raw.fx_rates, per-token API prices into raw.api_token_prices. The Prefect flows and the CLI call these functions; no step lives only
-in one of them.
+raw.offers, exchange rates into raw.fx_rates, per-token API prices into raw.api_token_prices, spot interruption bands
+into raw.spot_interruption_bands. The Prefect flows and the CLI call these functions; no step lives only in one of
+them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from scrapers.base import Expectations, Source
 from scrapers.errors import BlockedError, ParseError, SourceError
 from scrapers.http import HttpClient, RawDocument
 from warehouse import db
-from warehouse.integrity import IntegrityResult, check, check_rates, check_token_prices
+from warehouse.integrity import IntegrityResult, check, check_rates, check_spot_interruptions, check_token_prices
 from warehouse.landing import LandedRun, iter_landed_runs, land, read_landed
 from warehouse.load import (
     IngestRecord,
@@ -32,7 +33,7 @@ from warehouse.load import (
     load_runs,
     record_without_landing,
 )
-from warehouse.normalize import normalize, normalize_rates, normalize_token_prices
+from warehouse.normalize import normalize, normalize_rates, normalize_spot_interruptions, normalize_token_prices
 from warehouse.report import progress, timed, utc_now
 
 
@@ -49,6 +50,8 @@ RECORD_KINDS = {
     "offers": RecordKind("raw.offers", normalize, check),
     "fx_rates": RecordKind("raw.fx_rates", normalize_rates, check_rates),
     "token_prices": RecordKind("raw.api_token_prices", normalize_token_prices, check_token_prices),
+    "spot_interruptions": RecordKind("raw.spot_interruption_bands", normalize_spot_interruptions,
+                                     check_spot_interruptions),
 }
 
 
