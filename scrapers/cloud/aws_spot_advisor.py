@@ -35,17 +35,17 @@ class AwsSpotAdvisor(JsonApiSource):
     pricing_types = ("spot_interruption",)
     hosts = ("spot-bid-advisor.s3.amazonaws.com",)
     status = (
-        "parser tested on a real excerpt of the file (us-east-1, Linux, every NVIDIA GPU type; a 2026 copy); "
-        "offline replay serves the excerpt on every day (stale capture); live file not fetched from here"
+        "parser tested on a real excerpt of the file (us-west-2 and us-east-1, Linux, every NVIDIA GPU type; a 2026 "
+        "copy); offline replay serves the excerpt on every day (stale capture); live file not fetched from here"
     )
-    # the excerpt holds 43 bands of priced GPU types in one region; the live file holds every region
+    # the excerpt holds 86 bands of priced GPU types in two regions; the live file holds every region
     expectations = Expectations(frozenset(), min_offers=20)
     offline = Recording(
         "stale_capture", "alexei-led/spotinfo@4105b47a internal/spot/data/spot-advisor-data.json: a REAL copy of "
-        "spot-advisor-data.json (that repository's manifest records a fetch on 2026-08-10), us-east-1 Linux GPU "
-        "excerpt; every day",
-        (Served(ADVISOR_URL, "stale_capture_2026_spot_advisor_us-east-1_linux_gpu.json",
-                fixture="aws/spotinfo_spot_advisor_us-east-1_linux_gpu_excerpt.json"),))
+        "spot-advisor-data.json (that repository's manifest records a fetch on 2026-08-10), us-west-2 and "
+        "us-east-1 Linux GPU excerpt; every day",
+        (Served(ADVISOR_URL, "stale_capture_2026_spot_advisor_us-west-2_us-east-1_linux_gpu.json",
+                fixture="aws/spotinfo_spot_advisor_us-west-2_us-east-1_linux_gpu_excerpt.json"),))
     api_url = ADVISOR_URL
     object_payload = True
 

@@ -16,16 +16,17 @@ from warehouse import db
 from warehouse.landing import land
 from warehouse.pipeline import ingest
 
-EXCERPT = "aws/spotinfo_spot_advisor_us-east-1_linux_gpu_excerpt.json"
+EXCERPT = "aws/spotinfo_spot_advisor_us-west-2_us-east-1_linux_gpu_excerpt.json"
 SOURCE = AwsSpotAdvisor()
 OBSERVED = datetime(2026, 4, 14, 23, 0, tzinfo=UTC)
 
 
-def bands_by_type() -> dict:
-    return {band.instance_type: band for band in SOURCE.parse([document(EXCERPT)])}
+def bands_by_type(region: str = "us-east-1") -> dict:
+    return {band.instance_type: band for band in SOURCE.parse([document(EXCERPT)]) if band.region == region}
 
 
 def test_every_gpu_type_of_the_real_excerpt_gets_its_published_band_and_saving():
+    assert len(SOURCE.parse([document(EXCERPT)])) == 86
     bands = bands_by_type()
     assert len(bands) == 43  # 58 entries: 4 CPU types and 11 of GPU families the price list does not price left out
     p5 = bands["p5.48xlarge"]
@@ -44,14 +45,24 @@ def test_every_gpu_type_of_the_real_excerpt_gets_its_published_band_and_saving()
     assert "c5d.9xlarge" not in bands and "g7e.12xlarge" not in bands and "g6f.large" not in bands
 
 
+def test_the_same_type_has_its_own_band_in_each_region():
+    east, west = bands_by_type("us-east-1"), bands_by_type("us-west-2")
+    assert len(west) == 43  # 59 entries: 4 CPU types and 12 of unpriced GPU families (p6-b300, g7e, g6f, gr6f) out
+    assert (east["p5.48xlarge"].interruption_band, west["p5.48xlarge"].interruption_band) == ("<5%", "<5%")
+    assert (east["p5.48xlarge"].spot_savings_pct, west["p5.48xlarge"].spot_savings_pct) == (57, 69)
+    assert (east["p4d.24xlarge"].interruption_band, west["p4d.24xlarge"].interruption_band) == ("15-20%", ">20%")
+    assert (east["g6e.xlarge"].spot_savings_pct, west["g6e.xlarge"].spot_savings_pct) == (50, 36)
+    assert "p6-b300.48xlarge" not in west  # a family the AWS price list source does not price
+
+
 def test_a_run_loads_the_bands_flagged_as_a_stale_capture(home):
     run = land(SOURCE.id, OBSERVED, [document(EXCERPT)], "stale_capture")
     record = ingest(SOURCE, run, "test")
-    assert (record.status, record.rows_parsed, record.rows_loaded, record.rows_rejected) == ("loaded", 43, 43, 0)
+    assert (record.status, record.rows_parsed, record.rows_loaded, record.rows_rejected) == ("loaded", 86, 86, 0)
     with db.connect() as connection:
         loaded = {row[0]: row[1:] for row in connection.execute(
             "SELECT instance_type, interruption_band, interruption_max_pct, spot_savings_pct, is_synthetic "
-            "FROM raw.spot_interruption_bands").fetchall()}
+            "FROM raw.spot_interruption_bands WHERE region = 'us-east-1'").fetchall()}
     assert loaded["p5en.48xlarge"] == ("<5%", 5, 67, True)
     assert loaded["g5.xlarge"] == (">20%", 100, 56, True)
 
@@ -59,7 +70,7 @@ def test_a_run_loads_the_bands_flagged_as_a_stale_capture(home):
 def test_too_few_bands_hold_the_whole_result_back(home):
     payload = fixture_json(EXCERPT)
     linux = payload["spot_advisor"]["us-east-1"]["Linux"]
-    payload["spot_advisor"]["us-east-1"]["Linux"] = {"p5.48xlarge": linux["p5.48xlarge"]}
+    payload["spot_advisor"] = {"us-east-1": {"Linux": {"p5.48xlarge": linux["p5.48xlarge"]}}}
     record = ingest(SOURCE, land(SOURCE.id, OBSERVED, [json_document(payload, ADVISOR_URL)]), "test")
     assert record.status == "quarantined" and "too_few_bands: 1 read" in record.error
     with db.connect() as connection:
