@@ -65,7 +65,7 @@ class Offer:
     # The network between the offer's nodes, where the source says so: infiniband | roce | ethernet; None = not said.
     cluster_network: str | None = None
     # The host's reliability as a marketplace publishes it (vast.ai `reliability2`: a share of 0-1 from the host's
-    # uptime history); None = not published. The one interruption figure of the spot markets loaded so far.
+    # uptime history); None = not published. The marketplaces' interruption figure (AWS's is SpotInterruptionBand).
     host_reliability: Decimal | None = None
 
     def as_dict(self) -> dict:
@@ -99,6 +99,25 @@ class TokenPrice:
 
 
 @dataclass(frozen=True)
+class SpotInterruptionBand:
+    """How often a cloud's spot instances of one type were interrupted, as the cloud publishes it per region and
+    operating system: a band of the share of instances interrupted over the trailing month (AWS Spot Instance
+    Advisor: "<5%" .. ">20%", each with its published upper edge in percent) and the spot price's published saving
+    over on-demand, in percent. Figures as published: the band is AWS's range, not a measured rate."""
+
+    source: str
+    provider: str
+    region: str
+    operating_system: str  # as published (Linux, Windows)
+    instance_type: str
+    interruption_band: str  # the band's label as published ("<5%", "5-10%", ... ">20%")
+    interruption_band_index: int  # its place in the published ranges, 0 = least interrupted
+    interruption_max_pct: int  # the band's published upper edge, percent of instances interrupted
+    spot_savings_pct: int  # the published saving of the spot price over on-demand, percent
+    document_index: int = 0
+
+
+@dataclass(frozen=True)
 class Expectations:
     """What a sane fresh result of a source looks like. Checked on every result before it is loaded."""
 
@@ -123,8 +142,9 @@ class Source:
     status: ClassVar[str] = ""  # for the README source table: what is known to work and how it was tested
     parser_version: ClassVar[int] = 1
     expectations: ClassVar[Expectations]
-    # What parse() returns: "offers" (prices, into raw.offers), "fx_rates" (FxRate rows, into raw.fx_rates) or
-    # "token_prices" (TokenPrice rows, into raw.api_token_prices).
+    # What parse() returns: "offers" (prices, into raw.offers), "fx_rates" (FxRate rows, into raw.fx_rates),
+    # "token_prices" (TokenPrice rows, into raw.api_token_prices) or "spot_interruptions" (SpotInterruptionBand rows,
+    # into raw.spot_interruption_bands).
     kind: ClassVar[str] = "offers"
     # What the offline run serves it (scrapers/offline.py); None: no offline recording, parser tests only.
     offline: ClassVar[Recording | Generated | None] = None

@@ -226,3 +226,15 @@ def check_token_prices(frame: pl.DataFrame, expectations: Expectations) -> Integ
         reasons.append(f"too_many_rejected_rows: {rejected.height} of {frame.height} rows failed the row rules "
                        f"(more than {expectations.max_rejected_share:.0%})")
     return IntegrityResult(accepted=accepted, rejected=rejected, result_reasons=reasons)
+
+
+def check_spot_interruptions(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
+    """No row rule (the parser refuses a band no published range names). Result rules: empty, or fewer bands than
+    expected (a file cut short never replaces a whole one)."""
+    reasons = []
+    if frame.is_empty():
+        reasons.append("empty_result: the source returned no interruption bands")
+    elif frame.height < expectations.min_offers:
+        reasons.append(f"too_few_bands: {frame.height} read, at least {expectations.min_offers} expected")
+    return IntegrityResult(accepted=frame, rejected=frame.clear().with_columns(pl.lit(None, pl.String).alias("reason")),
+                           result_reasons=reasons)

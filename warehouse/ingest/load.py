@@ -123,7 +123,7 @@ def _insert_landing_documents(connection, runs: list[LandedRun]) -> None:
 @dataclass
 class PendingLoad:
     """One source-run to load: its landed documents, its record, its checked rows (None when parsing failed) and
-    the raw table they go to (raw.offers, raw.fx_rates or raw.api_token_prices)."""
+    the raw table they go to (warehouse/ingest/pipeline.py RECORD_KINDS: raw.offers, raw.fx_rates...)."""
 
     run: LandedRun
     record: IngestRecord
@@ -133,7 +133,7 @@ class PendingLoad:
 
 def load_runs(connection: duckdb.DuckDBPyConnection, loads: list[PendingLoad]) -> None:
     """Write source-runs in one transaction, all or nothing: their landed documents, the accepted rows into each
-    run's table (raw.offers, raw.fx_rates or raw.api_token_prices; only when the result passed its check; `checked`
+    run's table (raw.offers, raw.fx_rates, raw.api_token_prices, raw.spot_interruption_bands; only when the result passed its check; `checked`
     is None when parsing failed), the quarantined rows / results with their reasons, and the ingest_runs rows. One
     statement per table for all of them (a replayed day's 67 loads each cost ~4 statements and a commit, one writer
     at a time). A run already stored is left as it is and its record says `already_*`."""

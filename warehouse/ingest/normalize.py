@@ -1,5 +1,6 @@
 """Parser records -> the canonical frame (polars) of their raw table: offers (with the exact price per GPU-hour or
-per card, in the offer's own currency), exchange rates, and per-token API prices (per million tokens).
+per card, in the offer's own currency), exchange rates, per-token API prices (per million tokens) and spot
+interruption bands.
 
 Money never goes through floats: per-unit figures are computed with Fractions from the Decimal price and the
 (possibly fractional) GPU count, then rounded once, half-even, to 6 decimals. Conversion to USD happens in one place,
@@ -14,7 +15,7 @@ from fractions import Fraction
 
 import polars as pl
 
-from scrapers.base import PRICE_UNITS, PRICING_TYPES, FxRate, Offer, TokenPrice
+from scrapers.base import PRICE_UNITS, PRICING_TYPES, FxRate, Offer, SpotInterruptionBand, TokenPrice
 from warehouse.store.landing import LandedRun
 
 HOURS_PER_YEAR = 8760  # cloud reservations are billed on 365-day years of 24 hours
@@ -191,3 +192,31 @@ def normalize_token_prices(prices: list[TokenPrice], run: LandedRun, parser_vers
         schema=TOKEN_PRICE_SCHEMA,
     )
     return frame.unique(subset=["source", "provider", "model_slug"], keep="first", maintain_order=True)
+
+
+SPOT_INTERRUPTION_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String, "parser_version": pl.Int32, "observed_at": pl.Datetime("us", "UTC"), "source": pl.String,
+    "provider": pl.String, "region": pl.String, "operating_system": pl.String, "instance_type": pl.String,
+    "interruption_band": pl.String, "interruption_band_index": pl.Int16, "interruption_max_pct": pl.Int16,
+    "spot_savings_pct": pl.Int16, "landing_ref": pl.String, "is_synthetic": pl.Boolean,
+}
+
+
+def normalize_spot_interruptions(bands: list[SpotInterruptionBand], run: LandedRun,
+                                 parser_version: int) -> pl.DataFrame:
+    """The spot interruption bands of one source-run as one frame (a type listed twice in a region is kept once)."""
+    frame = pl.DataFrame(
+        {
+            "run_id": [run.run_id] * len(bands),
+            "parser_version": [parser_version] * len(bands),
+            "observed_at": [run.observed_at] * len(bands),
+            **{name: [getattr(band, name) for band in bands] for name in (
+                "source", "provider", "region", "operating_system", "instance_type", "interruption_band",
+                "interruption_band_index", "interruption_max_pct", "spot_savings_pct")},
+            "landing_ref": [run.landing_ref(band.document_index) for band in bands],
+            "is_synthetic": [run.is_synthetic] * len(bands),
+        },
+        schema=SPOT_INTERRUPTION_SCHEMA,
+    )
+    return frame.unique(subset=["source", "region", "operating_system", "instance_type"], keep="first",
+                        maintain_order=True)

@@ -2,8 +2,9 @@
 
 Every source goes through the same steps whatever it returns: a record kind (RECORD_KINDS, chosen by
 Source.kind) says how its records are normalized, checked and which raw table they load into: offers into
-raw.offers, exchange rates into raw.fx_rates, per-token API prices into raw.api_token_prices. The Prefect flows and the CLI call these functions; no step lives only
-in one of them.
+raw.offers, exchange rates into raw.fx_rates, per-token API prices into raw.api_token_prices, spot interruption bands
+into raw.spot_interruption_bands. The Prefect flows and the CLI call these functions; no step lives only in one of
+them.
 """
 
 from __future__ import annotations
@@ -22,9 +23,13 @@ import polars as pl
 from scrapers.base import Expectations, Source
 from scrapers.errors import BlockedError, ParseError, SourceError
 from scrapers.http import HttpClient, RawDocument
-from warehouse.store import db
-from warehouse.ingest.integrity import IntegrityResult, check, check_rates, check_token_prices
-from warehouse.store.landing import LandedRun, iter_landed_runs, land, read_landed
+from warehouse.ingest.integrity import (
+    IntegrityResult,
+    check,
+    check_rates,
+    check_spot_interruptions,
+    check_token_prices,
+)
 from warehouse.ingest.load import (
     IngestRecord,
     PendingLoad,
@@ -32,8 +37,15 @@ from warehouse.ingest.load import (
     load_runs,
     record_without_landing,
 )
-from warehouse.ingest.normalize import normalize, normalize_rates, normalize_token_prices
+from warehouse.ingest.normalize import (
+    normalize,
+    normalize_rates,
+    normalize_spot_interruptions,
+    normalize_token_prices,
+)
 from warehouse.ingest.report import timed
+from warehouse.store import db
+from warehouse.store.landing import LandedRun, iter_landed_runs, land, read_landed
 from warehouse.store.progress import progress, utc_now
 
 
@@ -50,6 +62,8 @@ RECORD_KINDS = {
     "offers": RecordKind("raw.offers", normalize, check),
     "fx_rates": RecordKind("raw.fx_rates", normalize_rates, check_rates),
     "token_prices": RecordKind("raw.api_token_prices", normalize_token_prices, check_token_prices),
+    "spot_interruptions": RecordKind("raw.spot_interruption_bands", normalize_spot_interruptions,
+                                     check_spot_interruptions),
 }
 
 

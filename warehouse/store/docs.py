@@ -180,11 +180,11 @@ def sources_test_data_markdown() -> str:
 
 def source_counts_markdown() -> str:
     """The README's and docs/sources.md's count of what is collected, from the source registry: the rental price
-    lists and pages (sources) of how many providers, the SkyPilot catalogs, the per-token API lists, the retail
+    lists and pages (sources of offers; not AWS's interruption file) of how many providers, the SkyPilot catalogs, the per-token API lists, the retail
     sources."""
     sources = all_sources()
     own = [source for source_id, source in sources.items()
-           if source.channel == "cloud" and not source_id.startswith("skypilot-")]
+           if source.channel == "cloud" and source.kind == "offers" and not source_id.startswith("skypilot-")]
     catalogs = sum(1 for source_id in sources if source_id.startswith("skypilot-"))
     apis = sum(1 for source in sources.values() if source.channel == "api")
     retail = sum(1 for source in sources.values() if source.channel == "retail")

@@ -1,6 +1,6 @@
 """The DuckDB schema of the raw layer. dbt owns staging / intermediate / marts; Python owns `raw`.
 
-raw.offers, raw.fx_rates and raw.api_token_prices are append-only: rows are inserted once per (run_id,
+raw.offers, raw.fx_rates, raw.api_token_prices and raw.spot_interruption_bands are append-only: rows are inserted once per (run_id,
 parser_version) and never updated or deleted (one migration of an older warehouse aside: a legacy column's derived
 figure moved to price_per_unit, _move_legacy_unit_prices; no observed value changes).
 A re-parse after a parser fix adds a new parser_version beside the old rows; staging reads the newest.
@@ -25,7 +25,8 @@ RAW_TABLES = {
         documents_fetched INTEGER NOT NULL,
         bytes_fetched     BIGINT NOT NULL,
         rows_parsed       INTEGER NOT NULL,     -- records the parser returned: offers, or exchange rates (ECB)
-        rows_loaded       INTEGER NOT NULL,     -- of those, loaded into raw.offers / raw.fx_rates / raw.api_token_prices
+        rows_loaded       INTEGER NOT NULL,     -- of those, loaded into the kind's raw table (raw.offers, raw.fx_rates,
+                                                --   raw.api_token_prices, raw.spot_interruption_bands)
         rows_rejected     INTEGER NOT NULL,     -- rows quarantined one by one (e.g. a $0 price)
         error             VARCHAR,              -- why the run failed or was quarantined
         landing_path      VARCHAR,              -- relative to the data home
@@ -109,6 +110,22 @@ RAW_TABLES = {
         context_length                 INTEGER,
         landing_ref                    VARCHAR NOT NULL,
         is_synthetic                   BOOLEAN NOT NULL
+    """,
+    "raw.spot_interruption_bands": """
+        run_id                   VARCHAR NOT NULL,
+        parser_version           INTEGER NOT NULL,
+        observed_at              TIMESTAMPTZ NOT NULL,
+        source                   VARCHAR NOT NULL,   -- the published file (aws-spot-advisor)
+        provider                 VARCHAR NOT NULL,   -- whose spot instances (aws)
+        region                   VARCHAR NOT NULL,
+        operating_system         VARCHAR NOT NULL,   -- as published (Linux, Windows)
+        instance_type            VARCHAR NOT NULL,
+        interruption_band        VARCHAR NOT NULL,   -- the band's label as published ("<5%" .. ">20%")
+        interruption_band_index  SMALLINT NOT NULL,  -- its place in the published ranges, 0 = least interrupted
+        interruption_max_pct     SMALLINT NOT NULL,  -- its published upper edge, percent of instances interrupted
+        spot_savings_pct         SMALLINT NOT NULL,  -- the published saving of spot over on-demand, percent
+        landing_ref              VARCHAR NOT NULL,
+        is_synthetic             BOOLEAN NOT NULL
     """,
     "raw.retractions": """
         import_id     VARCHAR NOT NULL,     -- as `gpuprices import list` names it: a price file's run id or a
