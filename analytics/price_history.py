@@ -151,13 +151,13 @@ class PriceSeries:
 
 
 def provider_series(connection: duckdb.DuckDBPyConnection, gpu_id: str | None = None,
-                    market: str | None = None) -> list[PriceSeries]:
-    """Every provider's own rental series (provider x GPU x market, marts.gpu_provider_prices_daily: the query the
-    backtest reads too), whole (the outlook cuts its own segments), with the other providers' median of each day
-    (the outlook's distance from the panel median)."""
+                    market: str | None = None, rentals_only: bool = True) -> list[PriceSeries]:
+    """Every provider's own series (provider x GPU x market, marts.gpu_provider_prices_daily: the query the
+    backtest reads too; rentals only unless told), whole (the outlook cuts its own segments), with the other
+    providers' median of each day (the outlook's distance from the panel median)."""
     return [dataclasses.replace(whole, panel_medians=medians)
             for whole, medians in _series_lists(connection, PROVIDER_SERIES_SQL,
-                                                {"gpu": gpu_id, "market": market, "rentals": True})]
+                                                {"gpu": gpu_id, "market": market, "rentals": rentals_only})]
 
 
 def _series_lists(connection: duckdb.DuckDBPyConnection, sql: str, values: dict,
@@ -178,14 +178,11 @@ def _series_lists(connection: duckdb.DuckDBPyConnection, sql: str, values: dict,
 
 def outlook_series(connection: duckdb.DuckDBPyConnection, gpu_id: str | None = None,
                    market: str | None = None) -> list[PriceSeries]:
-    """The series the outlook answers for (issue 40): each retail market's cheapest (marts.gpu_prices_daily) and
-    each provider's own rental series (provider_series: never a rental market's cheapest across providers, whose
-    panel changes), each with its GPU's context (outlook_features.gpu_context)."""
-    wanted_retail = market is None or market.startswith("retail_")
-    found = [one for one in series(connection, gpu_id=gpu_id, market=market) if one.market.startswith("retail_")
-             ] if wanted_retail else []
-    if market is None or not market.startswith("retail_"):
-        found += provider_series(connection, gpu_id, market)
+    """The series the outlook answers for (issue 40): each seller's or provider's own series (provider_series:
+    never a market's cheapest across sellers, whose panel changes as shops come and go; an imported history is its
+    source's provider's own: Amazon's buy box, idealo's lowest), each with its GPU's context
+    (outlook_features.gpu_context)."""
+    found = provider_series(connection, gpu_id, market, rentals_only=False)
     contexts = outlook_features.gpu_context(connection)
     for one in found:
         one.context = contexts.get(one.gpu_id)
