@@ -139,28 +139,13 @@ def resolve_gpu(connection: duckdb.DuckDBPyConnection, name: str) -> str:
     return gpu_id
 
 
-# Today's credible rental prices and purchase price of each GPU, beside its specs. Today is the warehouse's newest
-# price day: the sources still reporting (a failed one's last snapshot is carried a few days, int_offers__daily); a
-# GPU whose prices ended earlier (an imported history of 2018) has no price today. Suspect prices are already out
-# (int_offers__credible_daily). {rental}: the rental columns' prefix: '' (cloud and marketplace together: one
+# Today's credible rental prices and purchase price of each GPU, beside its specs and the cluster it forms
+# (marts.gpu_plan_inputs_daily). Today is the warehouse's newest price day: the sources still reporting (a failed
+# one's last snapshot is carried a few days); a GPU whose prices ended earlier (an imported history of 2018) has no
+# price today. Suspect prices are already out. {rental}: the rental columns' prefix: '' (cloud and marketplace together: one
 # machine to serve from) or 'cloud_' (a training cluster is rented from a cloud, never from marketplace asks).
 _GPU_PRICES = """
-    WITH today AS (
-        SELECT greatest(
-            (SELECT max(price_date) FROM intermediate.int_gpu_prices__rental_daily),
-            (SELECT max(price_date) FROM intermediate.int_gpu_prices__purchase_daily)
-        ) AS price_date
-    ),
-    rental AS (
-        SELECT rental.* FROM intermediate.int_gpu_prices__rental_daily AS rental JOIN today USING (price_date)
-    ),
-    purchase AS (
-        SELECT purchase.* FROM intermediate.int_gpu_prices__purchase_daily AS purchase JOIN today USING (price_date)
-    ),
-    -- the cluster each GPU can form today: its machines, its cluster network, the largest cluster sold
-    clusters AS (
-        SELECT clusters.* FROM intermediate.int_gpu_clusters__daily AS clusters JOIN today USING (price_date)
-    ),
+    WITH today AS (SELECT max(price_date) AS price_date FROM marts.gpu_plan_inputs_daily),
     -- `--term`: the day's cheapest credible commitment price ($term_market reserved_1y / reserved_3y; NULL: none)
     committed AS (
         SELECT market.gpu_id, market.credible_min_price_usd, market.credible_min_provider, market.credible_min_source,
@@ -170,34 +155,33 @@ _GPU_PRICES = """
           AND market.credible_min_price_usd IS NOT NULL
     )
     SELECT
-        specs.*,
-        CASE $precision WHEN 'fp8' THEN specs.fp8_dense_tflops ELSE specs.bf16_dense_tflops END AS dense_peak_tflops,
-        rental.price_date,
-        rental.{rental}on_demand_cheapest_usd_per_gpu_hour AS on_demand_cheapest_usd_per_gpu_hour,
-        rental.{rental}on_demand_median_usd_per_gpu_hour AS on_demand_median_usd_per_gpu_hour,
-        rental.{rental}spot_cheapest_usd_per_gpu_hour AS spot_cheapest_usd_per_gpu_hour,
-        rental.{rental}spot_median_usd_per_gpu_hour AS spot_median_usd_per_gpu_hour,
-        coalesce(rental.{rental}on_demand_provider_count, 0) AS on_demand_provider_count,
-        rental.{rental}on_demand_cheapest_provider AS on_demand_cheapest_provider,
-        rental.{rental}on_demand_cheapest_source AS on_demand_cheapest_source,
-        coalesce(rental.{rental}is_synthetic, false) AS rental_is_synthetic,
-        purchase.purchase_price_usd, purchase.purchase_price_basis,
-        coalesce(purchase.is_synthetic, false) AS purchase_is_synthetic,
+        inputs.gpu_id, inputs.name, inputs.vendor, inputs.architecture, inputs.efficiency_family, inputs.memory_gib,
+        inputs.memory_bandwidth_gbps, inputs.fp32_tflops, inputs.bf16_dense_tflops, inputs.fp8_dense_tflops,
+        inputs.tdp_w, inputs.launch_price_usd, inputs.interconnect, inputs.has_fast_interconnect, inputs.spec_sources,
+        CASE $precision WHEN 'fp8' THEN inputs.fp8_dense_tflops ELSE inputs.bf16_dense_tflops END AS dense_peak_tflops,
+        inputs.rental_price_date AS price_date,  -- NULL: no rental price today (its row says so)
+        inputs.{rental}on_demand_cheapest_usd_per_gpu_hour AS on_demand_cheapest_usd_per_gpu_hour,
+        inputs.{rental}on_demand_median_usd_per_gpu_hour AS on_demand_median_usd_per_gpu_hour,
+        inputs.{rental}spot_cheapest_usd_per_gpu_hour AS spot_cheapest_usd_per_gpu_hour,
+        inputs.{rental}spot_median_usd_per_gpu_hour AS spot_median_usd_per_gpu_hour,
+        coalesce(inputs.{rental}on_demand_provider_count, 0) AS on_demand_provider_count,
+        inputs.{rental}on_demand_cheapest_provider AS on_demand_cheapest_provider,
+        inputs.{rental}on_demand_cheapest_source AS on_demand_cheapest_source,
+        coalesce(inputs.{rental}rental_is_synthetic, false) AS rental_is_synthetic,
+        inputs.purchase_price_usd, inputs.purchase_price_basis,
+        coalesce(inputs.purchase_is_synthetic, false) AS purchase_is_synthetic,
         committed.credible_min_price_usd AS committed_cheapest_usd_per_gpu_hour,
         committed.credible_min_provider AS committed_cheapest_provider,
         committed.credible_min_source AS committed_cheapest_source,
         coalesce(committed.is_synthetic, false) AS committed_is_synthetic,
-        coalesce(clusters.training_node_gpus, 1) AS training_node_gpus,
-        coalesce(clusters.max_training_gpus, 1) AS max_training_gpus,
-        coalesce(clusters.serving_node_gpus, 1) AS serving_node_gpus,
-        coalesce(clusters.max_serving_gpus, 1) AS max_serving_gpus,
-        coalesce(clusters.scale_out_network, 'none') AS scale_out_network
-    FROM intermediate.int_gpu_specs AS specs
-    LEFT JOIN rental USING (gpu_id)
-    LEFT JOIN purchase USING (gpu_id)
+        coalesce(inputs.training_node_gpus, 1) AS training_node_gpus,
+        coalesce(inputs.max_training_gpus, 1) AS max_training_gpus,
+        coalesce(inputs.serving_node_gpus, 1) AS serving_node_gpus,
+        coalesce(inputs.max_serving_gpus, 1) AS max_serving_gpus,
+        coalesce(inputs.scale_out_network, 'none') AS scale_out_network
+    FROM marts.gpu_plan_inputs_daily AS inputs JOIN today USING (price_date)
     LEFT JOIN committed USING (gpu_id)
-    LEFT JOIN clusters USING (gpu_id)
-    WHERE ($gpu IS NULL OR specs.gpu_id = $gpu)
+    WHERE ($gpu IS NULL OR inputs.gpu_id = $gpu)
 """
 
 _TRAINING = f"""
