@@ -255,17 +255,21 @@ def _recent_gap(history: list[dict], as_of, days_of_history: int | None = None) 
 
 
 def outlook_charts(gpu: GpuPage) -> list[tuple[dict, dict]]:
-    """Each outlook of a GPU page with its fan chart, drawn over that market's price history, and the recent gap in
-    that history (`_recent_gap`: an unchanged price the outlook's series holds across, or a splice it starts after;
+    """Each outlook of a GPU page with its fan chart, drawn over its own series' price history (a provider's own
+    prices for a provider's series, a market's cheapest for a market's), and the recent gap in that history (`_recent_gap`: an unchanged price the outlook's series holds across, or a splice it starts after;
     None: none)."""
     found = []
     for number, row in enumerate(gpu.outlooks):
-        history = [r for r in gpu.prices
-                   if (r["channel"], r["market"], r["price_per"]) == (row["channel"], row["market"],
-                                                                            row["price_per"])]
+        own = (row["market"], row.get("provider", "any"))
+        if own in gpu.outlook_histories:  # a provider's own series: its own prices, never the market's cheapest
+            history, label = gpu.outlook_histories[own], f"{row['provider']}'s own price"
+        else:
+            history, label = [r for r in gpu.prices
+                              if (r["channel"], r["market"], r["price_per"]) == (row["channel"], row["market"],
+                                                                                       row["price_per"])], "cheapest"
         found.append(({**row,
                        "recent_gap": _recent_gap(history, row["price_date"], row.get("days_of_history"))},
-                      outlook_chart(history, row, number)))
+                      outlook_chart(history, row, number, label)))
     return found
 
 

@@ -18,6 +18,7 @@ import duckdb
 
 from analytics import buy_verdicts
 from config.settings import headline_includes_marketplaces
+from dashboards.gpu_charts import OUTLOOK_HISTORY_DAYS
 from warehouse.store.build import carry_forward_days
 from warehouse.store.db import fetch_dicts as _rows
 from warehouse.store.db import open_for_reading, open_for_writing
@@ -77,6 +78,9 @@ class GpuPage:
     # marts.gpu_provider_prices_daily: the own prices of the providers with history, on the days their market's
     # cheapest is over other providers too (issue 40: a provider's line beside the market's panel segments)
     provider_prices: list[dict] = field(default_factory=list)
+    # per outlook of a provider's own series (market, provider): that provider's own prices over the fan chart's days
+    # (marts.gpu_provider_prices_daily), the history its fan is drawn from (never the market's cheapest)
+    outlook_histories: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -541,11 +545,31 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
             price_index=[r for r in price_index if r["gpu_id"] == gpu_id],
             provider_moves=[r for r in provider_moves if r["gpu_id"] == gpu_id],
             outlooks=[r for r in outlooks or [] if r["gpu_id"] == gpu_id],
+            outlook_histories=outlook_histories(connection, [r for r in outlooks or [] if r["gpu_id"] == gpu_id]),
             catalogue_spec=gpu_specs.get(gpu_id),
             training_plans=[r for r in training_plans if r["gpu_id"] == gpu_id],
             serving_plans=[r for r in serving_plans if r["gpu_id"] == gpu_id],
         ))
     return pages
+
+
+def outlook_histories(connection: duckdb.DuckDBPyConnection, outlooks: list[dict]) -> dict:
+    """{(market, provider): rows} of each outlook of a provider's own series: that provider's own observed prices
+    (not carried forward) over the OUTLOOK_HISTORY_DAYS up to the outlook's day, shaped as the fan chart reads a
+    history (price_date, min_price_usd, is_synthetic)."""
+    found = {}
+    for row in outlooks:
+        if row.get("provider", "any") == "any":
+            continue
+        found[(row["market"], row["provider"])] = _rows(connection, """
+            SELECT price_date, min(price_usd) AS min_price_usd, bool_or(is_synthetic) AS is_synthetic
+            FROM marts.gpu_provider_prices_daily
+            WHERE gpu_id = $gpu AND market = $market AND provider = $provider AND NOT is_carried_forward
+              AND price_date > $day - $days AND price_date <= $day
+            GROUP BY price_date ORDER BY price_date""",
+            {"gpu": row["gpu_id"], "market": row["market"], "provider": row["provider"], "day": row["price_date"],
+             "days": OUTLOOK_HISTORY_DAYS})
+    return found
 
 
 def page_verdicts(verdicts: list[dict]) -> list[dict]:

@@ -339,9 +339,10 @@ OUTLOOK_HISTORY_DAYS = 180  # the fan chart's history: the days before the outlo
 FAN_FILL, FAN_FILL_SYNTHETIC = "rgba(31,111,235,0.18)", "rgba(212,167,44,0.28)"
 
 
-def outlook_chart(history: list[dict], outlook: dict, index: int) -> dict:
+def outlook_chart(history: list[dict], outlook: dict, index: int, label: str = "cheapest") -> dict:
     """A fan chart of one series' outlook (a marts.gpu_price_outlook_daily row with its market's price_per): the
-    cheapest price over the OUTLOOK_HISTORY_DAYS days up to the outlook's day (gpu_prices_daily rows of that market;
+    series' price over the OUTLOOK_HISTORY_DAYS days up to the outlook's day (its provider's own prices, `label`
+    naming them, or the market's cheapest: gpu_prices_daily rows of that market;
     observed solid, replay days dashed amber, lines broken after GAP_DAYS), then from today's price a band widening
     to the 10th and 90th percentile of the price on t + h and a dashed line to the median: straight lines, only the
     ends at t + h are forecast. Every outlook trace carries the series' synthetic flag (meta.synthetic, "(synthetic)"
@@ -360,7 +361,7 @@ def outlook_chart(history: list[dict], outlook: dict, index: int) -> dict:
         if _points(y):
             color = SYNTHETIC_COLOR if replay else REAL_COLOR
             line = {"color": color, "shape": "hv", "width": 1.5, **({"dash": "dash"} if replay else {})}
-            data.append(_trace("cheapest, replay" if replay else "cheapest", x, y, replay=replay, synthetic=replay,
+            data.append(_trace(f"{label}, replay" if replay else label, x, y, replay=replay, synthetic=replay,
                                role="history", mode="lines+markers", line=line,
                                marker={"color": color, "size": _marker_size(x, y)}))
     price, p10, p50, p90 = (plain(outlook[name]) for name in ("price_usd", "p10_price_usd", "p50_price_usd",

@@ -442,3 +442,32 @@ def test_the_offline_sites_gpu_pages_show_the_outlook_scores_of_the_mart(warehou
         section = text_of(outlook_section(html, anchor))
         assert f"scored on {row['scored_days']} past days: skill {row['drop_5pct_skill']:.2f}" in section
         assert ('class="badge synthetic"' in outlook_section(html, anchor)) is row["is_synthetic"]
+
+
+def test_a_providers_outlook_is_drawn_over_that_providers_own_prices_not_the_markets_cheapest():
+    """Issue 40 part 1: cudo's fan starts from cudo's own line; the market's cheapest ($1.00, other providers) is
+    not drawn under it, and a gap in the market's history is no gap of cudo's."""
+    from dashboards.build import outlook_charts
+
+    day = LATEST
+    market_rows = [{"gpu_id": "h100-sxm5-80gb", "price_date": day - timedelta(days=back), "channel": "cloud",
+                    "market": "on_demand", "price_per": "gpu_hour", "min_price_usd": Decimal("1.00"),
+                    "is_synthetic": False} for back in (0, 1, 2, 60)]  # a 58-day gap in the market's history
+    own = [{"price_date": day - timedelta(days=back), "min_price_usd": Decimal("1.82"), "is_synthetic": False}
+           for back in range(3)]
+    outlook_row = {"gpu_id": "h100-sxm5-80gb", "market": "on_demand", "provider": "cudo", "channel": "cloud",
+                   "price_per": "gpu_hour", "price_date": day, "horizon_date": day + timedelta(days=30),
+                   "horizon_days": 30, "price_usd": 1.82, "p10_price_usd": 1.82, "p50_price_usd": 1.82,
+                   "p90_price_usd": 1.82, "is_synthetic": False, "days_of_history": 3}
+    page = GpuPage(gpu_id="h100-sxm5-80gb", spec=None, name="H100", prices=market_rows, signals=[], rent_vs_buy=None,
+                   cheapest_offers=[], outlooks=[outlook_row], outlook_histories={("on_demand", "cudo"): own})
+    ((row, chart),) = outlook_charts(page)
+    history = [trace for trace in chart["spec"]["data"] if trace["meta"]["role"] == "history"]
+    assert [trace["name"] for trace in history] == ["cudo's own price"]
+    assert {value for value in history[0]["y"] if value is not None} == {1.82}
+    assert row["recent_gap"] is None  # the market's gap is not cudo's
+    market = {**outlook_row, "provider": "any"}
+    ((_row, market_chart),) = outlook_charts(GpuPage(gpu_id="h100-sxm5-80gb", spec=None, name="H100",
+                                                     prices=market_rows, signals=[], rent_vs_buy=None,
+                                                     cheapest_offers=[], outlooks=[market]))
+    assert [t["name"] for t in market_chart["spec"]["data"] if t["meta"]["role"] == "history"] == ["cheapest"]
