@@ -204,3 +204,14 @@ def test_the_readme_is_a_front_door():
     assert len(readme.encode()) <= 12 * 1024
     for link in re.findall(r"\]\((docs/[^)#]+)", readme):
         assert (ROOT / link).exists(), link
+
+
+def test_dbt_is_configured_by_folder_and_yaml_never_inline():
+    """Issue 41 part 5: no model's SQL sets its own config (materialization and the rest come from its folder in
+    models/dbt_project.yml, or from the YAML beside it), and no macro hides a ref()."""
+    inline = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "models" / "models").rglob("*.sql")
+                    if re.search(r"\{\{\s*config\(", path.read_text()))
+    assert inline == []
+    hidden = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "models" / "macros").rglob("*.sql")
+                    if re.search(r"\{\{[^}]*\bref\(", path.read_text()))  # a call, not a word in a comment
+    assert hidden == []

@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- What cluster each GPU with specs can form each day: the GPUs one machine holds (the largest GPU count offered that
 -- day: a cloud's for training, any rental's for serving), the network sold between machines (an offer naming
 -- InfiniBand or RoCE that day, else reference.gpu_cluster_assumptions), and so the largest cluster a training run can

@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- What renting a GPU-hour cost each day across every rental channel (cloud and marketplace together), per
 -- pricing type, from credible prices only (int_offers__credible_daily: suspect providers and offers that may not head
 -- an answer set aside), the medians across providers (one price per provider), pivoted so

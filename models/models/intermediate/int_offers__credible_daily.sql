@@ -1,4 +1,3 @@
-{{ config(materialized='view') }}
 -- The market offers every "cheapest" answer is computed from: int_offers__market_daily without the offers of a
 -- provider whose price that day is suspect (int_provider_prices__daily.suspect_reason: below the market, a
 -- placeholder, a lone jump, implausible or a drop in a thin market, no offer that may head) and without any offer

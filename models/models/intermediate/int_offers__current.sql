@@ -1,4 +1,3 @@
-{{ config(materialized='view') }}
 -- Offers of every loaded source-run at its newest loaded parser version (a re-parse supersedes, never deletes),
 -- with the canonical gpu_id resolved from the alias seed (a provider-scoped alias wins over a global one) and
 -- every price in USD: as given, or converted at the ECB rate of its observation day (fx_rate_date says which).

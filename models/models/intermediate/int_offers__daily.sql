@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- The day's snapshot of each source: the offers of its last loaded run of that UTC day (of each imported file's, for
 -- `gpuprices import prices`: stg_raw__ingest_runs.snapshot_stream; imported days are never carried). A source with no loaded run on a day (blocked, failed, quarantined) keeps its last good snapshot for up to `carry_forward_days` days
 -- (is_carried_forward, with the snapshot's real observed_at), so a bad day of one source never reads as a price move;

@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- The offers the market figures are computed from, one USD price per unit each:
 --   * rentals only when the price is complete (GPU-only SKUs that need a VM on top are left out), per GPU-hour;
 --   * retail cards in stock, per card, in a market by condition (retail_new vs retail_used: stg_raw__offers.market);

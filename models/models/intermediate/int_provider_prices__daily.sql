@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- One price per provider each day, GPU, market and unit: the provider's cheapest offer after the source preference
 -- (int_offers__market_daily), and whether that price is suspect, with the reason. A suspect price is one the market
 -- would not recognise (thresholds: dbt vars suspect_*, chosen on the real data: docs/analytics.md#market-prices):

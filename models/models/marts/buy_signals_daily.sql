@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- Is today a good day to buy or rent? Per day x GPU x channel x market, the day's cheapest price against
 -- its own history: trailing 30/90/365-day min and median, percentile among every day seen so far, the lowest price
 -- ever and when, a near-the-lowest flag, drops, and the trend with the prices it points to. The trend is fitted to

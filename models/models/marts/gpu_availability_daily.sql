@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- Listed vs available, per GPU, rental market and provider each day: how many of the provider's market offers
 -- (int_offers__market_daily: one source per provider and instance family, host VM included) the source said could be
 -- launched (in_stock true), could not (false) or said nothing of (NULL), and the cheapest price of each. A provider

@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- "Cheapest available" beside "cheapest listed", per GPU and rental market each day: over the providers whose price
 -- is not suspect (the credible minimum's rule), the lowest listed price and the lowest price of an offer its source
 -- said could be launched that day (gpu_availability_daily), each with its provider, and how many providers were

@@ -1,4 +1,3 @@
-{{ config(materialized='view') }}
 -- The cluster market: rentals of whole 8-GPU (or larger) nodes and offers whose network between nodes is known, each
 -- day, with the fabric: the source's own word (raw cluster_network: Latitude.sh, Voltage Park), else the provider's
 -- documentation of the instance type (seed instance_fabrics: Azure ND-series, Nebius 8-GPU presets, AWS EFA types,

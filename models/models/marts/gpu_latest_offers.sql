@@ -1,4 +1,3 @@
-{{ config(materialized='view') }}
 -- Each GPU's offers on its latest day with market offers, as the market figures count them
 -- (int_offers__market_daily: complete rentals per GPU-hour and retail cards in stock, one source per provider),
 -- ranked cheapest first among the credible ones (int_offers__credible_daily's rule: no headline gap, a provider

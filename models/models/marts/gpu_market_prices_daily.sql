@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- The market price of a GPU each day, per market and unit, that one odd offer cannot move: one price per provider
 -- (its cheapest after the source preference, int_provider_prices__daily), then across providers the count, min,
 -- 25th percentile, median and max (of every provider, suspect ones included: their names say so; the market

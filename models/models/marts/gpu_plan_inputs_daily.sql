@@ -1,4 +1,3 @@
-{{ config(materialized='view') }}
 -- What a training or serving plan reads, per GPU of the researched spec table and day: its specs (int_gpu_specs:
 -- dense figures only), what renting it cost (int_gpu_prices__rental_daily: every rental channel, and the cloud_*
 -- columns a training cluster is priced at), what buying one costs (int_gpu_prices__purchase_daily) and the cluster it

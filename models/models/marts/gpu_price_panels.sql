@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- The series a trend can be read from (issue 40): each market's cheapest price (gpu_prices_daily) cut into
 -- constant-panel segments. A panel is the set of providers the day's cheapest is taken over; where it changes (a
 -- provider joins, leaves, or is set aside as suspect) the cheapest is another quantity, and a line, a trailing window

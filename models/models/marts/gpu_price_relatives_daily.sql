@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- The matched price relatives the price index is built from (gpu_price_index_daily): per GPU, market and day, one
 -- per provider whose credible price (int_provider_prices__daily: its cheapest, suspect prices left out) is known
 -- both that day and on the series' previous day (at most price_index_max_gap_days before: weekly price lists link

@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- What each source charged each day: per day x GPU x channel x provider x source x market x host-VM basis x
 -- condition x currency, the cheapest and median price of that day's snapshot of the source. Rentals per GPU-hour
 -- (USD), retail cards per card (in the shop's own currency and in USD): "what did each shop charge for a 4090".

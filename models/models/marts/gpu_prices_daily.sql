@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- The market price of a GPU each day, per channel and market, from its credible offers (int_offers__credible_daily:
 -- a provider's own list price or a verified host's ask, no suspect provider; one source per provider, see
 -- int_offers__market_daily): the cheapest offer, and the 25th percentile and median across providers (one price per

@@ -1,4 +1,3 @@
-{{ config(materialized='view') }}
 -- Each provider's own credible price series (issue 40): per day, GPU, market and unit, the provider's cheapest offer
 -- after the source preference (int_provider_prices__daily), suspect prices left out. A provider's series is one
 -- constant panel (itself): the GPU pages draw the ones with history as the provider's own line (GCP's list prices

@@ -1,4 +1,3 @@
-{{ config(materialized='view') }}
 -- What one GPU costs each day (int_gpu_prices__purchase_daily: a card's newest street price, new or used, an SXM/OAM
 -- part's share of the system it needs, else a launch price; each with its date and source) and the dense compute and
 -- memory it buys per dollar: the overview's "buying" headline.

@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- Every published commitment term beside the same provider's on-demand price, per GPU x provider x term each day:
 -- the 1- and 3-year markets (reserved_1y / reserved_3y) and the other terms (pricing type `reserved`: Civo's 6 and
 -- 24 months, Together's 1-, 3- and 6-month tiers), from int_offers__daily (complete rentals, host VM included, USD

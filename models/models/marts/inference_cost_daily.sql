@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- Serving each reference model on each GPU, day by day, as a serving engine would run it: the fewest GPUs that
 -- hold the weights (FP16, FP8 or INT4) and one sequence's KV cache, the largest batch whose KV cache fits beside
 -- them (at most inference_max_batch, each decode step within inference_max_ms_per_output_token), prefill of a

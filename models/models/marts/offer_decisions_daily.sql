@@ -1,4 +1,3 @@
-{{ config(materialized='view') }}
 -- Every offer of each day with a GPU, and what the market figures did with it: the rule that counted it or set it
 -- aside, with the reason in words, beside what it takes to check it (the price as given, its unit, the ECB rate, the
 -- landed document it was parsed from). The rules are those of int_offers__market_daily (macros/market_offers.sql)

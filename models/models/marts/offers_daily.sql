@@ -1,4 +1,3 @@
-{{ config(materialized='view') }}
 -- Every offer of each day, one row per offer per day: the snapshots of int_offers__daily (each source's last loaded
 -- run of the day, or its last good one carried forward, marked) with the offer's attributes, its price as given and
 -- in USD per GPU-hour or per card, and what the run's data is (data_origin). Nothing is filtered: GPU names no alias

@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- Spot against on-demand, per GPU, provider and day: the spot discount, and what a spot job risks: on how many days
 -- of the trailing week (the day and the 6 before) the provider's spot price stood above `spot_risk_share` of its
 -- on-demand price that day. Credible provider prices only (int_provider_prices__daily, suspect ones set aside); a

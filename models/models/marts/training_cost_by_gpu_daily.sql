@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- What the training page charts: per reference model, GPU and day, the cheapest on-demand cost of training it on
 -- that GPU (the cheaper of its bf16 and fp8 setups) with its error band, and which GPU is that day's cheapest for the
 -- model. Feasible plans only (an infeasible one has no cost). A narrow copy of training_cost_daily, so the page reads

@@ -1,4 +1,3 @@
-{{ config(materialized='incremental') }}
 -- What pre-training each reference model would cost on each GPU, day by day: FLOPs (6*N*D, or 8*N*D with full
 -- recomputation) plus attention, GPU-hours at the modelled training efficiency (formulas.training_efficiency), the
 -- smallest GPU count whose memory holds the training state, and a plan: the cluster that holds the state and finishes

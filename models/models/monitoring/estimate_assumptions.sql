@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- Every assumption behind the estimate marts and `gpuprices estimate`, as built: value, unit and source.
 -- Change them in models/dbt_project.yml (vars) or for one build with `gpuprices build --vars '{name: value}'`.
 select name, cast(value as double) as value, unit, source from (values

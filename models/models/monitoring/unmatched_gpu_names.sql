@@ -1,4 +1,3 @@
-{{ config(materialized='table') }}
 -- Raw GPU names that no alias resolves: kept in the warehouse, listed here (and by `gpuprices status`). Counted
 -- over the daily snapshots (int_offers__daily), the table the daily figures come from.
 with unmatched as (
