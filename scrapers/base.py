@@ -7,7 +7,9 @@ A source is three things: `fetch` (network -> raw documents), a pure `parse` (ra
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import functools
 import os
 from dataclasses import dataclass, field
 from datetime import date
@@ -19,7 +21,27 @@ from scrapers.errors import MissingCredentials, ParseError
 from scrapers.http import HttpClient, RawDocument
 from scrapers.offline import Generated, Recording
 
-CHANNELS = ("cloud", "retail")
+from config.settings import PROJECT_ROOT
+
+# Who sells (one word from the scraper's Offer to the marts): a cloud's list price, a peer-to-peer marketplace's
+# per-machine ask, or a shop's card. A source declares its offers' channel itself (rental_channel).
+CHANNELS = ("cloud", "marketplace", "retail")
+MARKETPLACE_PROVIDERS_CSV = PROJECT_ROOT / "models" / "seeds" / "marketplace_providers.csv"  # dbt loads it too
+
+
+@functools.cache
+def marketplace_providers() -> frozenset[str]:
+    """The providers whose rentals are hosts' per-machine asks (models/seeds/marketplace_providers.csv)."""
+    with open(MARKETPLACE_PROVIDERS_CSV, newline="") as handle:
+        return frozenset(row["provider"] for row in csv.DictReader(handle))
+
+
+def rental_channel(provider: str, seller_type: str | None = None) -> str:
+    """A rental's channel as its source declares it: "marketplace" for a marketplace provider's asks (Vast.ai,
+    TensorDock, Akash, and those a SkyPilot catalog lists) and RunPod's community cloud, else "cloud"."""
+    if provider in marketplace_providers() or seller_type == "community_cloud":
+        return "marketplace"
+    return "cloud"
 # `reserved`: a published commitment of another term than 12 or 36 months (term_months says which: Civo's 6 and 24
 # months, Together's 1-, 3- and 6-month tiers); it is in no market (the term markets are reserved_1y / reserved_3y)
 # and reaches marts.gpu_term_prices_daily with every other term.

@@ -20,7 +20,7 @@ import re
 from fractions import Fraction
 from urllib.parse import urlsplit
 
-from scrapers.base import Expectations, Offer
+from scrapers.base import Expectations, Offer, rental_channel
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.json_api import JsonApiSource
@@ -71,7 +71,7 @@ class AkashGpuPrices(JsonApiSource):
             host_uri = host.get("hostUri") or ""
             allocatable, allocated = host.get("allocatable"), host.get("allocated")
             offers.append(Offer(
-                source=self.id, channel="cloud", provider=self.provider, offer_id=f"{raw_name}|{owner}",
+                source=self.id, channel=rental_channel(self.provider), provider=self.provider, offer_id=f"{raw_name}|{owner}",
                 title=f"{raw_name} on {host_uri or owner}", raw_gpu_name=raw_name, gpu_id=gpu_id,
                 gpu_count=self._bid_gpu_count(bid, owner), pricing_type="on_demand", price=price, currency="USD",
                 price_unit="instance_hour", region=urlsplit(host_uri).hostname, instance_type=raw_name,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer
+from scrapers.base import Expectations, Offer, rental_channel
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient, RawDocument
@@ -86,7 +86,7 @@ class RunPod(JsonApiSource):
                 continue  # not offered on that cloud / pricing type
             offers.append(
                 Offer(
-                    source=self.id, channel="cloud", provider=self.provider,
+                    source=self.id, channel=rental_channel(self.provider, seller_type), provider=self.provider,
                     offer_id=f"{gpu_type}|{seller_type}", title=gpu.get("displayName"),
                     raw_gpu_name=gpu_type, gpu_id=gpu_id, gpu_count=Fraction(1), pricing_type=pricing_type,
                     price=price, currency="USD", price_unit="gpu_hour", seller_type=seller_type,

@@ -63,7 +63,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from config.settings import data_home
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer, Source, rental_channel
 from scrapers.cloud.aggregators import PROVIDER_IDS, renting_provider
 from scrapers.cloud.azure_vm_sizes import vm_sizes
 from scrapers.errors import FetchError, ParseError
@@ -377,7 +377,7 @@ class SkyPilotCatalog(Source):
                provider=None, via=None):
         return Offer(
             source=self.id,
-            channel="cloud",
+            channel=rental_channel(provider or self.provider),
             provider=provider or self.provider,
             offer_id=offer_id,
             title=row["InstanceType"] or f"{row['AcceleratorName']} x{row['AcceleratorCount']} (GPU only)",

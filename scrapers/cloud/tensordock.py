@@ -16,7 +16,7 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer
+from scrapers.base import Expectations, Offer, rental_channel
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import RawDocument
@@ -80,7 +80,7 @@ class TensorDock(JsonApiSource):
             disk = min(REFERENCE_STORAGE_GB, disk_gb // per_gpu)
             vm_price = price + cpu_price * vcpus + ram_price * ram + disk_price * disk
             common = dict(
-                source=self.id, channel="cloud", provider=self.provider, raw_gpu_name=model,
+                source=self.id, channel=rental_channel(self.provider), provider=self.provider, raw_gpu_name=model,
                 gpu_id=resolve_gpu_id(model, "tensordock"), gpu_count=Fraction(1), pricing_type="on_demand",
                 currency="USD", region=region, instance_type=f"hostnode {node_id}", in_stock=amount > 0,
                 document_index=index,

@@ -26,7 +26,7 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
-from scrapers.base import Expectations, Offer
+from scrapers.base import Expectations, Offer, rental_channel
 from scrapers.errors import ParseError
 from scrapers.gpu_names import memory_class_gib, resolve_first
 from scrapers.http import HttpClient, RawDocument
@@ -83,7 +83,7 @@ class VastMarketplace(JsonApiSource):
         reliability = self._reliability(offer.get("reliability2"), offer_id)
         return [
             Offer(
-                source=self.id, channel="cloud", provider=self.provider, offer_id=offer_id,
+                source=self.id, channel=rental_channel(self.provider), provider=self.provider, offer_id=offer_id,
                 title=f"{count}x {raw_name} ({verified}, {hosting}, host {offer.get('host_id')})",
                 raw_gpu_name=raw_name, gpu_id=gpu_id, gpu_count=Fraction(count), pricing_type=pricing_type,
                 price=price, currency="USD", price_unit="instance_hour", region=offer.get("geolocation"),

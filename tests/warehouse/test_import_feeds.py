@@ -90,7 +90,7 @@ def test_a_channel_column_must_agree_with_the_provider(home, tmp_path):
     result = import_prices(path, "feed-test", market=None, currency=None, bad_rows="quarantine")
     assert (result.offers_loaded, result.rows_quarantined) == (3, 4)
     assert sorted(rows(home, "SELECT provider, channel, gpu_id FROM raw.offers")) == [
-        ("lambda", "cloud", "h100-sxm5-80gb"), ("runpod", "cloud", "l40-48gb"), ("vast", "cloud", "rtx-4090-24gb")]
+        ("lambda", "cloud", "h100-sxm5-80gb"), ("runpod", "cloud", "l40-48gb"), ("vast", "marketplace", "rtx-4090-24gb")]
     reasons = " | ".join(result.first_reasons)
     assert "line 4: channel 'marketplace': provider 'lambda' is not a marketplace" in reasons
     assert "line 5: channel 'cloud' does not fit provider 'vast' in this market (marketplace)" in reasons

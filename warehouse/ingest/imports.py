@@ -42,7 +42,7 @@ from typing import BinaryIO
 import polars as pl
 
 from config import settings
-from scrapers.base import Expectations, Offer
+from scrapers.base import CHANNELS, Expectations, Offer, rental_channel
 from scrapers.gpu_names import SEEDS, form_factor_unstated, name_key, resolve_gpu_id
 from scrapers.http import RawDocument
 from scrapers.registry import SOURCE_IDS
@@ -393,8 +393,7 @@ def _gpu(name: str, provider: str) -> tuple[str, str]:
 # rows apart (the GPU exists; the file does not say which part it is)
 FORM_FACTOR_UNSTATED = "does not say its form factor"
 PROVIDER_ALIASES_CSV = SEEDS / "provider_aliases.csv"
-MARKETPLACE_PROVIDERS_CSV = SEEDS / "marketplace_providers.csv"
-CHANNELS = ("cloud", "marketplace", "retail")
+
 CHANNEL_GIVEN = "__channel_given"
 
 
@@ -403,12 +402,6 @@ def _provider_aliases() -> dict[str, str]:
     """The name key of a provider as files spell it -> the project's provider (models/seeds/provider_aliases.csv)."""
     with open(PROVIDER_ALIASES_CSV, newline="") as handle:
         return {name_key(row["raw_name"]): row["provider"] for row in csv.DictReader(handle)}
-
-
-@functools.cache
-def _marketplace_providers() -> frozenset[str]:
-    with open(MARKETPLACE_PROVIDERS_CSV, newline="") as handle:
-        return frozenset(row["provider"] for row in csv.DictReader(handle))
 
 
 def provider_id(name: str) -> str:
@@ -433,8 +426,7 @@ def _channel_checked(channel: str | None, provider: str, market_channel: str) ->
         return
     if channel not in CHANNELS:
         raise ValueError(f"channel {channel!r} is not one of {', '.join(CHANNELS)}")
-    is_marketplace = provider in _marketplace_providers()
-    actual = "marketplace" if market_channel == "cloud" and is_marketplace else market_channel
+    actual = rental_channel(provider) if market_channel == "cloud" else market_channel
     if channel != actual:
         if channel == "marketplace" and market_channel == "cloud":
             raise ValueError(f"channel 'marketplace': provider {provider!r} is not a marketplace the project knows "
@@ -475,8 +467,10 @@ def _attributes(gpu: str | None, provider: str, market: str | None, currency: st
     market = (market or "").strip().lower()
     if market not in IMPORT_MARKETS:
         raise ValueError(f"market {market!r} is not one of {', '.join(IMPORT_MARKETS)}")
-    channel = MARKETS[market].channel  # cloud | retail: a marketplace is its provider's (staging sets it)
+    channel = MARKETS[market].channel
     _channel_checked(channel_given, provider, channel)
+    if channel == "cloud":
+        channel = rental_channel(provider)  # a marketplace's rentals are its hosts' asks, as its scraper says too
     currency = (currency or "").strip().upper()
     if not _CURRENCY.match(currency):
         raise ValueError(f"currency {currency!r} is not an ISO 4217 code (USD, EUR, CNY)")

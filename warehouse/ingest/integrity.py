@@ -130,7 +130,7 @@ def _card_price_out_of_band(frame: pl.DataFrame) -> pl.Series:
 def check(frame: pl.DataFrame, expectations: Expectations) -> IntegrityResult:
     frame_with_card_check = frame.with_columns(_card_price_out_of_band(frame).alias("card_out_of_band"))
     # The USD bands apply to rentals priced in USD (other currencies are converted in the models, after load).
-    per_gpu_hour = (pl.when((pl.col("channel") == "cloud") & (pl.col("currency") == "USD"))
+    per_gpu_hour = (pl.when(pl.col("channel").is_in(["cloud", "marketplace"]) & (pl.col("currency") == "USD"))
                     .then(pl.col("price_per_unit")).cast(pl.Float64))
     # per run: one scraped run checks the same; an imported file's day-runs are checked in one go (warehouse/ingest/imports.py)
     group = [c for c in ("run_id", "gpu_id", "pricing_type", "includes_host_vm") if c in frame.columns]

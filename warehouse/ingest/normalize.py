@@ -72,7 +72,7 @@ def price_per_unit(offer: Offer) -> Decimal | None:
     price = Fraction(offer.price)
     if offer.price_unit == "card":
         return _to_decimal(price / offer.gpu_count)
-    if offer.channel != "cloud":
+    if offer.channel not in ("cloud", "marketplace"):  # a rental: per GPU-hour or per instance-hour
         return None
     if offer.price_unit == "gpu_hour":
         return _to_decimal(price)

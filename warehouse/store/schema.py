@@ -45,7 +45,7 @@ RAW_TABLES = {
         parser_version         INTEGER NOT NULL,
         observed_at            TIMESTAMPTZ NOT NULL,
         source                 VARCHAR NOT NULL,
-        channel                VARCHAR NOT NULL,  -- cloud | retail (staging adds marketplace, by provider)
+        channel                VARCHAR NOT NULL,  -- cloud | marketplace | retail, as the source declares it
         provider               VARCHAR NOT NULL,
         offer_id               VARCHAR NOT NULL,
         title                  VARCHAR,

@@ -14,8 +14,8 @@ imported_runs as (
     select run_id from {{ source('raw', 'ingest_runs') }} where trigger = 'import'
 ),
 
--- a peer-to-peer marketplace's rentals are per-machine asks, not list prices: their own channel (raw.offers holds a
--- scraper's cloud | retail)
+-- a peer-to-peer marketplace's rentals are per-machine asks, not list prices: their own channel. Its source declares
+-- it (scrapers/base.py rental_channel, from 2026-11-28); rows loaded before say 'cloud' and are read as it says now
 channeled as (
     select
         offers.* replace (

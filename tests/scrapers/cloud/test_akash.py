@@ -28,7 +28,7 @@ def test_akash_real_capture_one_offer_per_provider_best_bid_priced_per_gpu_hour(
     assert by_host["provider.h100.ams2.val.akash.pub"].in_stock is False
     assert by_host["provider.h100.ams.val.akash.pub"].in_stock is True
     assert len({o.offer_id for o in offers}) == 4
-    assert {o.channel for o in offers} == {"cloud"}  # the marts make it 'marketplace' (seeds/marketplace_providers)
+    assert {o.channel for o in offers} == {"marketplace"}  # a marketplace says so itself (scrapers/base.py rental_channel)
 
 
 def test_akash_gpu_count_is_units_times_count_and_divides_the_bid():
