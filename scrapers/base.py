@@ -154,7 +154,7 @@ class Source:
     """Base for every source module. Subclasses set the class attributes and implement fetch + parse."""
 
     id: ClassVar[str]
-    channel: ClassVar[str] = "cloud"
+    kind: ClassVar[str] = "cloud"  # what the source is: cloud | retail | api (per-token prices) | fx (exchange rates)
     provider: ClassVar[str]
     description: ClassVar[str] = ""
     pricing_types: ClassVar[tuple[str, ...]] = ()
@@ -167,7 +167,7 @@ class Source:
     # What parse() returns: "offers" (prices, into raw.offers), "fx_rates" (FxRate rows, into raw.fx_rates),
     # "token_prices" (TokenPrice rows, into raw.api_token_prices) or "spot_interruptions" (SpotInterruptionBand rows,
     # into raw.spot_interruption_bands).
-    kind: ClassVar[str] = "offers"
+    records: ClassVar[str] = "offers"
     # What the offline run serves it (scrapers/offline.py); None: no offline recording, parser tests only.
     offline: ClassVar[Recording | Generated | None] = None
 

@@ -30,7 +30,7 @@ ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
 class AwsSpotAdvisor(JsonApiSource):
     id = "aws-spot-advisor"
     provider = "aws"
-    kind = "spot_interruptions"
+    records = "spot_interruptions"
     description = "AWS Spot Instance Advisor: each GPU instance type's interruption band and spot saving, per region"
     pricing_types = ("spot_interruption",)
     hosts = ("spot-bid-advisor.s3.amazonaws.com",)

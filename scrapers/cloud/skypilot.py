@@ -247,7 +247,7 @@ class SkyPilotCatalog(Source):
     """The catalog of one cloud. `catalog_url` pins a file (any git ref of a catalog repo: the history backfill
     and dated replays use commits of anycloud-sh/catalog); without it the run discovers the schema version."""
 
-    channel = "cloud"
+    kind = "cloud"
     pricing_types = ("on_demand", "spot")
     hosts = ("raw.githubusercontent.com",)
     # 2: aggregator rows under the renting cloud (+ via), names completed from the row, interconnect;

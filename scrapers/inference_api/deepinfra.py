@@ -40,9 +40,9 @@ _OUTPUT_CELL = re.compile(_PRICE)
 
 class DeepInfraPricingPage(PricingPage):
     id = "deepinfra"
-    channel = "api"
+    kind = "api"
     provider = "deepinfra"
-    kind = "token_prices"
+    records = "token_prices"
     description = "DeepInfra pricing page: USD per input and output token of each language model listed (API prices)"
     pricing_types = ("per_token",)
     hosts = ("deepinfra.com",)

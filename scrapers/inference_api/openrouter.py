@@ -27,9 +27,9 @@ MODELS_URL = "https://openrouter.ai/api/v1/models"
 
 class OpenRouterModels(JsonApiSource):
     id = "openrouter"
-    channel = "api"
+    kind = "api"
     provider = "openrouter"
-    kind = "token_prices"
+    records = "token_prices"
     description = "OpenRouter public model list: USD per input and output token of each model (API prices)"
     pricing_types = ("per_token",)
     hosts = ("openrouter.ai",)

@@ -76,9 +76,9 @@ def _cost(price: TokenPrice) -> tuple:
 
 class OpenRouterEndpoints(JsonApiSource):
     id = "openrouter-endpoints"
-    channel = "api"
+    kind = "api"
     provider = "openrouter"
-    kind = "token_prices"
+    records = "token_prices"
     description = ("OpenRouter per-provider endpoints: USD per input and output token each provider charges for each "
                    "mapped model (API prices)")
     pricing_types = ("per_token",)

@@ -46,9 +46,9 @@ def usd_per_token(per_million: Decimal) -> Decimal:
 
 class TogetherModels(JsonApiSource):
     id = "together"
-    channel = "api"
+    kind = "api"
     provider = "together"
-    kind = "token_prices"
+    records = "token_prices"
     description = "Together AI model list: USD per input and output token of each chat and language model (API prices)"
     pricing_types = ("per_token",)
     hosts = ("api.together.xyz",)

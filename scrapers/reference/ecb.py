@@ -75,9 +75,9 @@ def parse_rates(documents: list[RawDocument], source_id: str) -> list[FxRate]:
 
 class EcbReferenceRates(Source):
     id = "ecb-fx"
-    channel = "fx"
+    kind = "fx"
     provider = "ecb"
-    kind = "fx_rates"
+    records = "fx_rates"
     description = "ECB euro reference exchange rates (daily file; `backfill ecb` for history)"
     pricing_types = ()
     hosts = ("www.ecb.europa.eu",)

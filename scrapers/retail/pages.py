@@ -331,7 +331,7 @@ class RetailSource(Source):
     """A retail source: card prices bought outright. Subclasses read one page into offers (`parse_page`); the
     loop here refuses blocked pages and counts a listing seen on two pages once."""
 
-    channel = "retail"
+    kind = "retail"
     pricing_types = ("purchase",)
     expectations = Expectations(frozenset(), min_offers=1)
     watch_fields: tuple[str, ...] = ("products", "queries")  # the watch-list settings this source fetches

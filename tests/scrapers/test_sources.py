@@ -16,7 +16,7 @@ from scrapers.registry import SOURCE_IDS, SOURCE_PACKAGES, all_sources, discover
 SOURCES = all_sources()
 INDEX = json.loads((RECORDINGS / "index.json").read_text())["recordings"]
 # the package each kind of source lives in
-PACKAGE_OF_CHANNEL = {"cloud": "scrapers.cloud", "retail": "scrapers.retail", "api": "scrapers.inference_api",
+PACKAGE_OF_KIND = {"cloud": "scrapers.cloud", "retail": "scrapers.retail", "api": "scrapers.inference_api",
                       "fx": "scrapers.reference"}
 
 
@@ -43,7 +43,7 @@ def test_the_registry_finds_every_source_class_in_the_source_packages():
     assert {source_id for source_id in SOURCE_IDS if source_id.startswith("skypilot-")} and len(SOURCE_IDS) > 60
     for source_id, source in SOURCES.items():
         assert isinstance(source, Source) and source.id == source_id
-        assert type(source).__module__.startswith(PACKAGE_OF_CHANNEL[source.channel] + "."), source_id
+        assert type(source).__module__.startswith(PACKAGE_OF_KIND[source.kind] + "."), source_id
 
 
 def test_the_bundle_is_what_the_sources_declare():
@@ -100,19 +100,19 @@ def test_every_bundled_recording_parses_passes_integrity_and_keeps_names_dbt_can
         source = all_sources({source_id: overrides})[source_id]  # configured as the offline run configures it
         records = source.parse(documents)
         assert records, source_id
-        if source.kind == "offers":
+        if source.records == "offers":
             for offer in records:
                 if offer.reject_reason:
                     continue  # quarantined, never stored: its raw name is the whole title, and no GPU is claimed
                 # dbt resolves gpu_id again from (raw_gpu_name, provider): the parser must store the name it resolved
                 assert resolve_gpu_id(offer.raw_gpu_name, offer.provider) == offer.gpu_id, (source_id, offer.raw_gpu_name)
-        kind = RECORD_KINDS[source.kind]  # the pipeline's own normalize and check for this kind of record
+        kind = RECORD_KINDS[source.records]  # the pipeline's own normalize and check for this kind of record
         run = LandedRun(source_id, "r", recorded_at, "synthetic", FIXTURES, documents, ["d"] * len(documents))
         frame = kind.normalize(records, run, source.parser_version)
         result = kind.check(frame, source.expectations)
         assert frame.height == len(records) and result.passed, (source_id, recorded_at, result.result_reasons)
         seen.add(source_id)
     sources = all_sources()
-    assert len({sources[s].provider for s in seen if sources[s].channel == "cloud"}) >= 12
-    assert {s for s in seen if sources[s].channel == "retail"} == {
+    assert len({sources[s].provider for s in seen if sources[s].kind == "cloud"}) >= 12
+    assert {s for s in seen if sources[s].kind == "retail"} == {
         "newegg", "bestbuy", "amazon", "ebay", "microcenter", "jd", "shops"}

@@ -54,7 +54,7 @@ class PlantedSource(Source):
     """A source whose one document lists its offers as JSON: [{"provider", "gpu", "price"}] (on-demand, USD per
     GPU-hour, host VM included). Loaded by the real ingest (normalize, integrity check, load)."""
 
-    channel = "cloud"
+    kind = "cloud"
     pricing_types = ("on_demand",)
     expectations = Expectations(expected_gpu_ids=frozenset(), min_offers=1)
 

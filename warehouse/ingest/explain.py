@@ -203,7 +203,7 @@ def verify_offer(offer: dict) -> dict:
     found["parser_version"] = source.parser_version
     run = read_landed(path.parent)
     try:
-        frame = RECORD_KINDS[source.kind].normalize(source.parse(run.documents), run, source.parser_version)
+        frame = RECORD_KINDS[source.records].normalize(source.parse(run.documents), run, source.parser_version)
     except Exception as error:  # noqa: BLE001 - a parser that no longer reads its own landed bytes is the finding
         found["note"] = f"re-parsing the landed run failed: {type(error).__name__}: {' '.join(str(error).split())[:300]}"
         return found

@@ -1,7 +1,7 @@
 """The one ingest pipeline: fetch -> land -> parse -> normalize -> check -> load.
 
 Every source goes through the same steps whatever it returns: a record kind (RECORD_KINDS, chosen by
-Source.kind) says how its records are normalized, checked and which raw table they load into: offers into
+Source.records) says how its records are normalized, checked and which raw table they load into: offers into
 raw.offers, exchange rates into raw.fx_rates, per-token API prices into raw.api_token_prices, spot interruption bands
 into raw.spot_interruption_bands. The Prefect flows and the CLI call these functions; no step lives only in one of
 them.
@@ -113,7 +113,7 @@ def _ingest(source: Source, run: LandedRun, trigger: str, started_at: datetime |
     if previous is not None:  # the same observation, same parser: nothing to parse or load
         record.status, record.finished_at = f"already_{previous}", utc_now()
         return record
-    kind = RECORD_KINDS[source.kind]
+    kind = RECORD_KINDS[source.records]
     checked = None
     try:
         repeated = None
@@ -226,7 +226,7 @@ def repeated_documents() -> Iterator[None]:
 def _documents_key(source: Source, run: LandedRun) -> tuple | None:
     if any(document.spool is not None for document in run.documents):  # a very large body is not kept
         return None
-    return (type(source).__qualname__, source.parser_version, source.kind, repr(sorted(vars(source).items())),
+    return (type(source).__qualname__, source.parser_version, source.records, repr(sorted(vars(source).items())),
             repr(source.expectations), run.data_origin, tuple(run.document_files),
             tuple((d.url, d.status, d.content_type, d.sha256()) for d in run.documents))
 
@@ -275,7 +275,7 @@ def parse_file(source: Source, path: Path) -> pl.DataFrame:
         source=source.id, run_id="adhoc", observed_at=fetched_at, data_origin="captured",
         directory=path.parent, documents=[document], document_files=[path.name],
     )
-    kind = RECORD_KINDS[source.kind]
+    kind = RECORD_KINDS[source.records]
     return kind.normalize(source.parse([document]), run, source.parser_version)
 
 

@@ -184,10 +184,10 @@ def source_counts_markdown() -> str:
     sources."""
     sources = all_sources()
     own = [source for source_id, source in sources.items()
-           if source.channel == "cloud" and source.kind == "offers" and not source_id.startswith("skypilot-")]
+           if source.kind == "cloud" and source.records == "offers" and not source_id.startswith("skypilot-")]
     catalogs = sum(1 for source_id in sources if source_id.startswith("skypilot-"))
-    apis = sum(1 for source in sources.values() if source.channel == "api")
-    retail = sum(1 for source in sources.values() if source.channel == "retail")
+    apis = sum(1 for source in sources.values() if source.kind == "api")
+    retail = sum(1 for source in sources.values() if source.kind == "retail")
     return (f"{len(own)} price lists and pages of {len({source.provider for source in own})} providers and "
             f"{catalogs} SkyPilot catalogs, per-token API prices from {apis} lists, and what cards cost from "
             f"{retail} retail sources")

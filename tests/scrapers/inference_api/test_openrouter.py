@@ -111,4 +111,4 @@ def test_the_offline_replay_serves_the_real_list_on_every_day():
     assert served.read_bytes().rstrip(b"\n") == RESPONSE  # the fixture's entries, byte for byte, in the envelope
     plan = replay_plan(load_recordings())
     assert all(SOURCE.id in day.sources for day in plan)
-    assert all_sources()[SOURCE.id].kind == "token_prices"
+    assert all_sources()[SOURCE.id].records == "token_prices"
