@@ -8,14 +8,14 @@ SMTP. Settings come from the environment, read by config/settings.py (secrets ne
   GPUPRICES_ALERT_EMAIL_TO or `email_to` under [delivery] (comma-separated).
 
 A delivery is tried up to ATTEMPTS times with a growing pause; a failure is logged in `alerts.deliveries` and the
-run report, and never fails the daily run. Every delivery has an overall deadline: one message on one channel, its
+run report, and never fails the daily run. Every delivery has an overall deadline: one message on one delivery (webhook or email), its
 tries and pauses included, GPUPRICES_ALERT_MESSAGE_DEADLINE_S (default 30 s); all of a run's messages,
 GPUPRICES_ALERT_RUN_DEADLINE_S (default 120 s), past which the rest are recorded as not sent without a try. Each try
 is cut at the deadline whatever the endpoint does (a webhook that never answers, or sends a byte every few seconds
 so that no per-read timeout ever trips; an SMTP server that does the same): the webhook's request is cancelled, the
 SMTP connection shut down.
 
-The same channels carry the operator's notices (send_notices): a source incident opened or recovered
+The same deliveries carry the operator's notices (send_notices): a source incident opened or recovered
 (warehouse/store/incidents.py), with a subject of its own, logged in `alerts.deliveries` under `incident:<id>:<what>`.
 """
 
@@ -82,7 +82,7 @@ def _email(settings: dict, recipients: list[str], event: dict, deadline_s: float
     message["From"] = settings["from"]
     message["To"] = ", ".join(recipients)
     message.set_content(event["message"] + "\n\n" + json.dumps({k: _jsonable(v) for k, v in event.items()}, indent=1))
-    # STARTTLS and SMTPS verify the server's certificate and host name (the login password goes over that channel)
+    # STARTTLS and SMTPS verify the server's certificate and host name (the login password goes over that connection)
     context = ssl.create_default_context()
     timeout = min(SOCKET_TIMEOUT_S, deadline_s)
     # created unconnected, so that the deadline below can shut its socket down from the start (the greeting too)
@@ -143,14 +143,14 @@ def _with_retries(send, pause_s: float, secrets: tuple[str, ...] = (), deadline_
 
 
 def deliver(events: list[dict], delivery: dict) -> list[dict]:
-    """Send each event to every configured channel. Returns one record per (event, channel)."""
+    """Send each event to every configured delivery. Returns one record per (event, delivery)."""
     return _send(events, delivery)
 
 
 def send_notices(notices: list[dict], delivery: dict | None = None) -> list[dict]:
-    """Send each operator notice (`event_id`, `subject`, `message` and its fields) to every configured channel, as
-    alerts are: the rules file's [delivery] unless given, the environment first. One record per (notice, channel);
-    none when no channel is configured. A rules file that does not read leaves its [delivery] out."""
+    """Send each operator notice (`event_id`, `subject`, `message` and its fields) to every configured delivery, as
+    alerts are: the rules file's [delivery] unless given, the environment first. One record per (notice, delivery);
+    none when no delivery is configured. A rules file that does not read leaves its [delivery] out."""
     if delivery is None:
         try:
             _, delivery = load_config()
@@ -168,17 +168,17 @@ def _send(events: list[dict], delivery: dict) -> list[dict]:
         "password": environment.smtp_password, "starttls": environment.smtp_starttls,
         "ssl": environment.smtp_ssl, "from": environment.smtp_from,
     }
-    channels = []
+    routes = []  # each delivery the configuration names: webhook, email
     if webhook_url:
-        channels.append(("webhook", lambda event, left: _webhook(webhook_url, event, left), (webhook_url,)))
+        routes.append(("webhook", lambda event, left: _webhook(webhook_url, event, left), (webhook_url,)))
     if recipients and smtp["host"]:
         password = (smtp["password"],) if smtp["password"] else ()
-        channels.append(("email", lambda event, left: _email(smtp, recipients, event, left), password))
+        routes.append(("email", lambda event, left: _email(smtp, recipients, event, left), password))
     limits = settings.alert_deadlines()
     run_deadline = time.monotonic() + limits.run_s
     results = []
     for event in events:
-        for channel, send, secrets in channels:
+        for route, send, secrets in routes:
             left = run_deadline - time.monotonic()
             if left <= 0:  # the run's deliveries took their time: the rest are recorded, not tried
                 attempts, error = 0, (f"not sent: the run's delivery deadline ({limits.run_s:g} s, "
@@ -187,7 +187,7 @@ def _send(events: list[dict], delivery: dict) -> list[dict]:
                 attempts, error = _with_retries(lambda left, send=send, event=event: send(event, left),
                                                 environment.retry_pause_s, secrets, min(limits.message_s, left))
             status = "failed" if error else "delivered"
-            record_delivery(event["event_id"], channel, status, attempts, error)
-            results.append({"event_id": event["event_id"], "channel": channel, "status": status,
+            record_delivery(event["event_id"], route, status, attempts, error)
+            results.append({"event_id": event["event_id"], "delivery": route, "status": status,
                             "attempts": attempts, "error": error})
     return results

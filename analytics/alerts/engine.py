@@ -68,7 +68,7 @@ CREATE TABLE IF NOT EXISTS alerts.rule_days (
 );
 CREATE TABLE IF NOT EXISTS alerts.deliveries (
     event_id           VARCHAR NOT NULL,
-    channel            VARCHAR NOT NULL,          -- webhook | email
+    delivery           VARCHAR NOT NULL,          -- webhook | email
     status             VARCHAR NOT NULL,          -- delivered | failed
     attempts           INTEGER NOT NULL,
     error              VARCHAR,
@@ -139,6 +139,10 @@ order by rate_date desc limit 1
 
 def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
     connection.execute(SCHEMA_SQL)
+    # a deliveries table written before 2026-11-28 names its route `channel`: renamed in place, rows kept
+    if connection.execute("""select 1 from information_schema.columns where table_schema = 'alerts'
+                             and table_name = 'deliveries' and column_name = 'channel'""").fetchone():
+        connection.execute("ALTER TABLE alerts.deliveries RENAME COLUMN channel TO delivery")
 
 
 def resolve_rule_gpu(connection: duckdb.DuckDBPyConnection, gpu: str) -> str:
@@ -299,11 +303,11 @@ def evaluate(days: list[date], rules: list[Rule] | None = None) -> list[dict]:
     return events
 
 
-def record_delivery(event_id: str, channel: str, status: str, attempts: int, error: str | None) -> None:
+def record_delivery(event_id: str, delivery: str, status: str, attempts: int, error: str | None) -> None:
     with db.connect() as connection:
         ensure_schema(connection)
         connection.execute("insert into alerts.deliveries values (?, ?, ?, ?, ?, ?)",
-                           [event_id, channel, status, attempts, error, datetime.now(UTC)])
+                           [event_id, delivery, status, attempts, error, datetime.now(UTC)])
 
 
 def latest_price_date() -> date | None:

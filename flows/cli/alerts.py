@@ -68,7 +68,7 @@ def check(args) -> int:
     for event in events:
         print(f"ALERT {event['message']}")
     for result in deliver(events, delivery):
-        print(f"  {result['channel']}: {result['status']} after {result['attempts']} attempt(s)"
+        print(f"  {result['delivery']}: {result['status']} after {result['attempts']} attempt(s)"
               + (f": {result['error']}" if result["error"] else ""))
     print(f"{len(events)} alert(s) fired on {day}")
     return 0

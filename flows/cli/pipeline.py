@@ -61,7 +61,7 @@ def cmd_run(args) -> int:
     for event in report["alerts"]:
         print(f"ALERT {event['message']}")
     for failed in (d for d in report["alert_deliveries"] if d["status"] == "failed"):
-        print(f"alert delivery failed ({failed['channel']}, {failed['attempts']} attempts): {failed['error']}")
+        print(f"alert delivery failed ({failed['delivery']}, {failed['attempts']} attempts): {failed['error']}")
     if report["alerts_error"]:
         print(f"alerts NOT evaluated: {report['alerts_error']}")
     if report.get("outlook_error"):
@@ -92,7 +92,7 @@ def print_incidents(report: dict) -> None:
     for incident in incidents.get("closed", []):
         print(f"INCIDENT closed {incident['incident_id']} ({incident['kind']}): {incident['close_reason']}")
     for failed in (m for m in incidents.get("messages", []) if m["status"] == "failed"):
-        print(f"incident message failed ({failed['incident_id']}, {failed['channel']}, {failed['attempts']} "
+        print(f"incident message failed ({failed['incident_id']}, {failed['delivery']}, {failed['attempts']} "
               f"attempts): {one_line(failed['error'])[:300]}")
     for note in incidents.get("notes", []):
         print(f"incidents: {note}")

@@ -255,3 +255,22 @@ def test_a_deadline_that_leaves_no_time_sends_nothing_and_says_so(recorded, fail
     monkeypatch.setenv("GPUPRICES_ALERT_MESSAGE_DEADLINE_S", "0")
     (result,) = delivery.deliver([EVENT], {})
     assert (result["status"], result["attempts"]) == ("failed", 0) and "not sent" in result["error"], result
+
+
+def test_a_deliveries_table_of_the_old_layout_keeps_its_rows_under_the_word_delivery():
+    """`channel` is cloud | marketplace | retail only (issue 41 part 3): an alert's route is its `delivery`."""
+    import duckdb
+
+    from analytics.alerts.engine import ensure_schema
+
+    with duckdb.connect() as connection:
+        connection.execute("CREATE SCHEMA alerts; CREATE TABLE alerts.deliveries (event_id VARCHAR NOT NULL, "
+                           "channel VARCHAR NOT NULL, status VARCHAR NOT NULL, attempts INTEGER NOT NULL, error VARCHAR, "
+                           "finished_at TIMESTAMPTZ NOT NULL)")
+        connection.execute("INSERT INTO alerts.deliveries VALUES ('e1', 'webhook', 'delivered', 1, NULL, now())")
+        ensure_schema(connection)
+        ensure_schema(connection)  # once renamed, again is nothing
+        assert connection.execute("SELECT event_id, delivery FROM alerts.deliveries").fetchall() == [("e1", "webhook")]
+        columns = {row[0] for row in connection.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'deliveries'").fetchall()}
+        assert "channel" not in columns

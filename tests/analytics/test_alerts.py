@@ -180,7 +180,7 @@ def test_rules_cli_and_a_failed_delivery_that_is_retried_logged_and_never_fails_
     result = gpuprices(home, "run", "--offline", "--sources", "microcenter", "--since", "2026-05-01", "--no-export")
     assert "alert delivery failed (webhook, 3 attempts)" in result.stdout  # and the run still exits 0
     deliveries = [json.loads(line) for line in gpuprices(home, "sql", "--json",
-                  "select channel, status, attempts, error from alerts.deliveries").stdout.splitlines()]
+                  "select delivery, status, attempts, error from alerts.deliveries").stdout.splitlines()]
     assert deliveries and all(d["status"] == "failed" and d["attempts"] == 3 and d["error"] for d in deliveries)
     report = sorted((home / "reports").glob("run-*.json"))[-1]
     assert json.loads(report.read_text())["alert_deliveries"][0]["status"] == "failed"

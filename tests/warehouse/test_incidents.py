@@ -228,19 +228,19 @@ def test_a_failed_delivery_is_one_line_never_fails_the_run_and_is_tried_again(ho
     assert len(webhook.messages) == 1 and rows()[0]["notified_at"] is not None
 
 
-def test_no_channel_sends_nothing_and_says_so(home, monkeypatch):
+def test_no_delivery_sends_nothing_and_says_so(home, monkeypatch):
     monkeypatch.delenv("GPUPRICES_ALERT_WEBHOOK_URL", raising=False)
     monkeypatch.delenv("GPUPRICES_ALERT_EMAIL_TO", raising=False)
     clock = Clock()
     run(SOURCE, "parse_error", clock.next(), error="ParseError: changed")
     outcome = judge()
     assert [i["incident_id"] for i in outcome["opened"]] == ["vast#1"] and outcome["messages"] == []
-    assert outcome["notes"] == [incidents.NO_CHANNEL_NOTE] and "no alert channel configured" in outcome["notes"][0]
+    assert outcome["notes"] == [incidents.NO_DELIVERY_NOTE] and "no alert delivery configured" in outcome["notes"][0]
     assert rows()[0]["notified_at"] is None
     report = RunReport(observed_at=clock.next())  # an offline replay adds up its days: the note once
     report.add_incidents(outcome)
     report.add_incidents(judge())
-    assert report.incidents["notes"] == [incidents.NO_CHANNEL_NOTE] and len(report.incidents["opened"]) == 1
+    assert report.incidents["notes"] == [incidents.NO_DELIVERY_NOTE] and len(report.incidents["opened"]) == 1
     assert [i["incident_id"] for i in report.incidents["open"]] == ["vast#1"]
 
 

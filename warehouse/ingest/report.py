@@ -36,11 +36,11 @@ class RunReport:
     dashboard: str | None = None        # the site directory, when it was built
     dashboard_error: str | None = None  # why it was not
     alerts: list[dict] = field(default_factory=list)            # alert events fired by this run
-    alert_deliveries: list[dict] = field(default_factory=list)  # each (event, channel): delivered or failed
+    alert_deliveries: list[dict] = field(default_factory=list)  # each (event, delivery): delivered or failed
     alerts_error: str | None = None
     outlook_error: str | None = None  # why the outlook stage wrote nothing (the marts and the rest of the run stand)
     # source incidents after the load (warehouse/store/incidents.py): opened, closed, open, messages (one per message and
-    # channel), notes; an offline replay judges each day and adds them up
+    # delivery), notes; an offline replay judges each day and adds them up
     incidents: dict = field(default_factory=lambda: {"opened": [], "closed": [], "open": [], "messages": [],
                                                      "notes": []})
     incidents_error: str | None = None  # why the incidents were not judged (the run stands)

@@ -20,9 +20,9 @@ has at most one open incident; a source that breaks another way while one is ope
 An incident closed by hand (`gpuprices incidents close`) is not reopened by the runs it was closed over: only a
 newer run that is broken opens the next one.
 
-Messages go through the alert channels (analytics/alerts/delivery.py send_notices, passed in as `send`): one when an
-incident opens, one when it recovers; never again for the same incident. A message that reached no channel (every
-channel failed) is tried again at the next run while it still applies; with no channel configured, nothing is sent
+Messages go through the alert deliveries (analytics/alerts/delivery.py send_notices, passed in as `send`): one when an
+incident opens, one when it recovers; never again for the same incident. A message that reached no delivery (every
+delivery failed) is tried again at the next run while it still applies; with no delivery configured, nothing is sent
 and the run report says so. Rows of meta.source_incidents are opened and closed, never deleted.
 """
 
@@ -47,7 +47,7 @@ HISTORY_RUNS = 60     # observations read per source (enough for the streak, the
 FEED_TRIGGERS_EXCLUDED = ("import", "backfill", "reparse")
 
 Send = Callable[[list[dict]], list[dict]]
-NO_CHANNEL_NOTE = ("incident messages not sent: no alert channel configured (GPUPRICES_ALERT_WEBHOOK_URL, or "
+NO_DELIVERY_NOTE = ("incident messages not sent: no alert delivery configured (GPUPRICES_ALERT_WEBHOOK_URL, or "
                    "GPUPRICES_ALERT_EMAIL_TO with GPUPRICES_SMTP_HOST); the next run with one sends them")
 
 
@@ -253,7 +253,7 @@ def _notice(incident: dict, what: str, subject: str, message: str) -> dict:
 
 
 def _pending(connection, sources: list[str]) -> list[tuple[dict, str]]:
-    """(incident, opened | recovered) whose message has reached no channel yet: open incidents not announced, and
+    """(incident, opened | recovered) whose message has reached no delivery yet: open incidents not announced, and
     announced incidents that recovered (not those closed by hand)."""
     rows = fetch_dicts(
         connection,
@@ -270,7 +270,7 @@ def _pending(connection, sources: list[str]) -> list[tuple[dict, str]]:
 def evaluate(sources: Iterable[str], send: Send | None = None, now: datetime | None = None) -> dict:
     """Open and close the incidents of these sources from their runs, then send the messages due. Returns the
     outcome for the run report: opened, closed, open (every open incident of these sources), messages (one per
-    message and channel: delivered or failed), notes."""
+    message and delivery: delivered or failed), notes."""
     sources = sorted(set(sources))
     now = now or datetime.now(UTC)
     opened, closed, details = [], [], {}
@@ -298,7 +298,7 @@ def evaluate(sources: Iterable[str], send: Send | None = None, now: datetime | N
     if notices and send is not None:
         messages = send(notices)
         if not messages:
-            notes.append(NO_CHANNEL_NOTE)
+            notes.append(NO_DELIVERY_NOTE)
         delivered = {m["event_id"] for m in messages if m["status"] == "delivered"}
         sent_at = datetime.now(UTC)
         with db.connect() as connection:

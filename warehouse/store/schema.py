@@ -177,12 +177,12 @@ RAW_TABLES = {
         last_good_at         TIMESTAMPTZ,          -- its observed_at
         usual_offers         DOUBLE,               -- offers a normal run loaded when it opened (median of the last
                                                    --   7 loaded runs, at least 3); NULL: too few runs yet
-        notified_at          TIMESTAMPTZ,          -- the opening message reached a channel; NULL: not (yet) sent
+        notified_at          TIMESTAMPTZ,          -- the opening message reached a delivery; NULL: not (yet) sent
         closed_at            TIMESTAMPTZ,          -- NULL while open
         closed_run_id        VARCHAR,              -- the run that loaded normally again; NULL: closed by hand
         closed_observed_at   TIMESTAMPTZ,          -- the newest observation judged when it closed
         close_reason         VARCHAR,              -- recovered | new_usual | by hand: <reason>
-        recovery_notified_at TIMESTAMPTZ,          -- the recovery message reached a channel
+        recovery_notified_at TIMESTAMPTZ,          -- the recovery message reached a delivery
         PRIMARY KEY (incident_id)
     """,
     "raw.landing_documents": """
