@@ -53,6 +53,7 @@ def test_the_macro_and_warehouse_markets_name_every_offer_alike():
 
 def test_channel_is_cloud_marketplace_or_retail_and_a_market_names_its_channel():
     assert CHANNELS == ("cloud", "marketplace", "retail") == CATEGORICAL_VALUES["channel"]
+    assert tuple(dict.fromkeys(market.channel for market in MARKETS.values())) == CHANNELS  # every one, no other
     assert tuple(MARKETS) == CATEGORICAL_VALUES["market"]
     assert {name: market.channel for name, market in MARKETS.items() if name.startswith(("marketplace_", "retail_"))
             } == {"marketplace_on_demand": "marketplace", "marketplace_spot": "marketplace",

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scrapers.base import CHANNELS  # noqa: F401 (the vocabulary this module's users read here too)
+
 
 @dataclass(frozen=True)
 class Market:
@@ -33,6 +35,7 @@ MARKETS = {
     "retail_new": Market("retail", "purchase", "card", condition=("new",)),
     "retail_used": Market("retail", "purchase", "card", condition=("used", "refurbished", "open_box")),
 }
-CHANNELS = tuple(dict.fromkeys(market.channel for market in MARKETS.values()))
+# the one channel vocabulary is the scrapers' (scrapers/base.py CHANNELS), imported above; every market names one
+# (tests/warehouse/test_markets.py holds it)
 IMPORT_MARKETS = tuple(name for name, market in MARKETS.items() if market.importable)
 ALERT_MARKETS = tuple(name for name, market in MARKETS.items() if market.alertable)
