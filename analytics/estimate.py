@@ -157,7 +157,7 @@ _GPU_PRICES = """
     SELECT
         inputs.gpu_id, inputs.name, inputs.vendor, inputs.architecture, inputs.efficiency_family, inputs.memory_gib,
         inputs.memory_bandwidth_gbps, inputs.fp32_tflops, inputs.bf16_dense_tflops, inputs.fp8_dense_tflops,
-        inputs.tdp_w, inputs.launch_price_usd, inputs.interconnect, inputs.has_fast_interconnect, inputs.spec_sources,
+        inputs.tdp_w, inputs.launch_price_usd, inputs.has_fast_interconnect, inputs.spec_sources,
         CASE $precision WHEN 'fp8' THEN inputs.fp8_dense_tflops ELSE inputs.bf16_dense_tflops END AS dense_peak_tflops,
         inputs.rental_price_date AS price_date,  -- NULL: no rental price today (its row says so)
         inputs.{rental}on_demand_cheapest_usd_per_gpu_hour AS on_demand_cheapest_usd_per_gpu_hour,

@@ -705,10 +705,14 @@ def test_thirty_rental_providers_marketplaces_apart_and_aggregator_copies_counte
         where channel in ('cloud', 'marketplace')""")]
     assert len({row["provider"] for row in providers}) >= 30
     assert len({row["provider"] for row in providers if row["real_capture"]}) >= 10
-    # peer-to-peer asks are their own channel, in the marts (raw keeps what the parser said)
+    # peer-to-peer asks are their own channel, as their sources declare it in raw, and so in the marts
     marketplace = {row["provider"] for row in providers if row["channel"] == "marketplace"}
     assert {"vast", "tensordock", "lium"} <= marketplace and "lambda" not in marketplace
-    assert sql_rows(warehouse, "select count(*) as n from raw.offers where channel = 'marketplace'")[0]["n"] == 0
+    declared = {row["provider"] for row in sql_rows(warehouse, """
+        select distinct provider from raw.offers where channel = 'marketplace'""")}
+    assert marketplace <= declared and "lambda" not in declared
+    assert sql_rows(warehouse, """select count(*) as n from raw.offers where channel = 'cloud'
+        and provider in (select provider from reference.marketplace_providers)""")[0]["n"] == 0
     # an aggregator's copy of a provider a direct source lists never reaches the market figures
     doubled = sql_rows(warehouse, """
         select count(*) as n from intermediate.int_offers__market_daily as market

@@ -27,10 +27,36 @@ days as (
 
 select
     days.price_date,
-    specs.*,
-    rental.* exclude (price_date, gpu_id, is_synthetic, cloud_is_synthetic),
+    specs.gpu_id,
+    specs.name,
+    specs.vendor,
+    specs.architecture,
+    specs.efficiency_family,
+    specs.memory_gib,
+    specs.memory_bandwidth_gbps,
+    specs.fp32_tflops,
+    specs.bf16_dense_tflops,
+    specs.fp8_dense_tflops,
+    specs.tdp_w,
+    specs.launch_price_usd,
+    specs.has_fast_interconnect,
+    specs.spec_sources,
     rental.price_date as rental_price_date,
+    rental.on_demand_cheapest_usd_per_gpu_hour,
+    rental.on_demand_median_usd_per_gpu_hour,
+    rental.spot_cheapest_usd_per_gpu_hour,
+    rental.spot_median_usd_per_gpu_hour,
+    rental.on_demand_provider_count,
+    rental.on_demand_cheapest_provider,
+    rental.on_demand_cheapest_source,
     rental.is_synthetic as rental_is_synthetic,
+    rental.cloud_on_demand_cheapest_usd_per_gpu_hour,
+    rental.cloud_on_demand_median_usd_per_gpu_hour,
+    rental.cloud_spot_cheapest_usd_per_gpu_hour,
+    rental.cloud_spot_median_usd_per_gpu_hour,
+    rental.cloud_on_demand_provider_count,
+    rental.cloud_on_demand_cheapest_provider,
+    rental.cloud_on_demand_cheapest_source,
     rental.cloud_is_synthetic as cloud_rental_is_synthetic,
     purchase.purchase_price_usd,
     purchase.purchase_price_basis,
@@ -39,7 +65,9 @@ select
     clusters.max_training_gpus,
     clusters.serving_node_gpus,
     clusters.max_serving_gpus,
-    clusters.scale_out_network
+    clusters.scale_out_network,
+    -- any figure of the row from a recording that is not a real capture
+    coalesce(rental.is_synthetic, false) or coalesce(purchase.is_synthetic, false) as is_synthetic
 from days
 cross join specs
 left join rental on rental.price_date = days.price_date and rental.gpu_id = specs.gpu_id
