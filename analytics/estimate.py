@@ -194,57 +194,23 @@ _TRAINING = f"""
                 AS min_gpus
         FROM gpus WHERE dense_peak_tflops IS NOT NULL
     ),
-    -- the plan, as marts.training_cost_daily sizes it: the GPUs that hold the state and finish within $max_days (at
-    -- the efficiency of a run spanning GPUs), in whole machines; the configured cluster where larger and formed; or
-    -- the stated --gpus
-    planned AS (
-        SELECT *,
-            formulas.training_required_gpus(min_gpus, formulas.gpu_hours(flops, dense_peak_tflops,
-                coalesce($mfu, formulas.training_efficiency(
-                    efficiency_family, $precision, formulas.model_width($d_model, $active_params), bf16_dense_tflops,
-                    memory_bandwidth_gbps, $total_params > $active_params, has_fast_interconnect,
-                    greatest(min_gpus, 2)))), $max_days, training_node_gpus) AS required_gpus
-        FROM sized WHERE min_gpus IS NOT NULL
-    ),
-    clustered AS (
-        SELECT *,
-            coalesce($cluster_gpus, formulas.training_plan_gpus(required_gpus, max_training_gpus, $default_cluster_gpus))
-                AS cluster_gpus
-        FROM planned
-    ),
-    timed AS (
-        SELECT *,
-            coalesce($mfu, formulas.training_efficiency(
-                efficiency_family, $precision, formulas.model_width($d_model, $active_params), bf16_dense_tflops,
-                memory_bandwidth_gbps, $total_params > $active_params, has_fast_interconnect, cluster_gpus)) AS mfu,
+    -- the plan: formulas.training_plan, the assembly marts.training_cost_daily runs, or the stated --gpus / --mfu
+    judged AS (
+        SELECT sized.*, plan.*,
             CASE WHEN $mfu IS NULL THEN formulas.efficiency_basis(efficiency_family) ELSE 'stated' END
                 AS efficiency_basis
-        FROM clustered
-    ),
-    hours AS (
-        SELECT *, formulas.gpu_hours(flops, dense_peak_tflops, mfu) AS gpu_hours FROM timed
-    ),
-    judged AS (
-        SELECT *,
-            -- a stated cluster must hold the state, be sold and finish in time; a sized plan must fit what is sold
-            CASE WHEN $cluster_gpus IS NULL THEN
-                     formulas.training_infeasible_reason(min_gpus, required_gpus, max_training_gpus, scale_out_network,
-                                                         gpu_hours, $max_days)
-                 WHEN $cluster_gpus < min_gpus THEN
-                     format('{{:,}} GPUs cannot hold its training state: it needs {{:,}}', $cluster_gpus, min_gpus)
-                 WHEN $cluster_gpus > max_training_gpus THEN
-                     format('{{:,}} GPUs: more than the largest cluster it forms ({{:,}})', $cluster_gpus,
-                            max_training_gpus)
-                 WHEN formulas.wall_clock_days(gpu_hours, $cluster_gpus) > $max_days THEN
-                     format('{{:,.0f}} days on {{:,}} GPUs, over the {{}}-day limit: it needs {{:,}}',
-                            formulas.wall_clock_days(gpu_hours, $cluster_gpus), $cluster_gpus, $max_days::BIGINT,
-                            required_gpus)
-            END AS infeasible_reason
-        FROM hours
+        FROM sized
+        CROSS JOIN LATERAL formulas.training_plan(
+            sized.flops, sized.dense_peak_tflops, sized.min_gpus, sized.efficiency_family, $precision,
+            formulas.model_width($d_model, $active_params), sized.bf16_dense_tflops, sized.memory_bandwidth_gbps,
+            $total_params > $active_params, sized.has_fast_interconnect, sized.training_node_gpus,
+            sized.max_training_gpus, sized.scale_out_network, $default_cluster_gpus, $max_days, $cluster_gpus,
+            $mfu) AS plan
+        WHERE sized.min_gpus IS NOT NULL
     ),
     costed AS (
-        SELECT *, infeasible_reason IS NULL AS is_feasible,
-            CASE WHEN infeasible_reason IS NULL THEN gpu_hours END AS costed_gpu_hours,
+        SELECT *,
+            CASE WHEN is_feasible THEN gpu_hours END AS costed_gpu_hours,
             -- the band the validation supports applies to the efficiency model, not to a stated MFU
             CASE WHEN $mfu IS NULL THEN formulas.error_band_low(1.0) END AS band_low,
             CASE WHEN $mfu IS NULL THEN formulas.error_band_high(1.0) END AS band_high
@@ -260,10 +226,9 @@ _TRAINING = f"""
         min_gpus, training_node_gpus AS node_gpus, scale_out_network, max_training_gpus AS max_cluster_gpus,
         $max_days AS max_training_days, required_gpus, is_feasible, infeasible_reason,
         cluster_gpus, cluster_gpus >= min_gpus AS fits_in_memory,
-        CASE WHEN cluster_gpus >= min_gpus THEN formulas.wall_clock_days(gpu_hours, cluster_gpus) END
-            AS wall_clock_days,
-        CASE WHEN cluster_gpus >= min_gpus THEN formulas.wall_clock_days(gpu_hours * band_high, cluster_gpus) END
-            AS wall_clock_days_high,
+        wall_clock_days,
+        -- the band applies to the efficiency model, not to a stated MFU
+        CASE WHEN $mfu IS NULL THEN wall_clock_days_high END AS wall_clock_days_high,
         on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
         on_demand_cheapest_provider, on_demand_cheapest_source,
         spot_cheapest_usd_per_gpu_hour, spot_median_usd_per_gpu_hour,
@@ -313,13 +278,11 @@ _INFERENCE = f"""
     ),
     -- what one deployment can span on the GPU (int_gpu_clusters__daily, as marts.inference_cost_daily): one machine
     -- without a GPU fabric; more GPUs than that is no plan: it says why and has no price
+    -- (formulas.serving_usd_per_million_tokens, the rule the mart prices by)
     judged AS (
         SELECT *,
             formulas.serving_infeasible_reason(gpus, max_serving_gpus, has_fast_interconnect, scale_out_network)
                 AS infeasible_reason,
-            CASE WHEN gpus <= max_serving_gpus THEN on_demand_cheapest_usd_per_gpu_hour END AS feasible_cheapest,
-            CASE WHEN gpus <= max_serving_gpus THEN on_demand_median_usd_per_gpu_hour END AS feasible_median,
-            CASE WHEN gpus <= max_serving_gpus THEN committed_cheapest_usd_per_gpu_hour END AS feasible_committed,
             -- the band applies to the roofline estimate, not to a stated throughput
             CASE WHEN $tokens_per_second IS NULL THEN formulas.error_band_low(1.0) END AS band_low,
             CASE WHEN $tokens_per_second IS NULL THEN formulas.error_band_high(1.0) END AS band_high
@@ -334,27 +297,35 @@ _INFERENCE = f"""
         output_tokens_per_second, input_tokens_per_second,
         on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
         on_demand_cheapest_provider, on_demand_cheapest_source,
-        formulas.usd_per_million_tokens(feasible_cheapest, gpus, input_tokens_per_second)
+        formulas.serving_usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus,
+            input_tokens_per_second)
             AS usd_per_million_input_tokens_cheapest,
-        formulas.usd_per_million_tokens(feasible_cheapest, gpus, output_tokens_per_second)
+        formulas.serving_usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus,
+            output_tokens_per_second)
             AS usd_per_million_output_tokens_cheapest,
-        formulas.usd_per_million_tokens(feasible_cheapest, gpus, output_tokens_per_second) * band_low
+        formulas.serving_usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus,
+            output_tokens_per_second) * band_low
             AS usd_per_million_output_tokens_cheapest_low,
-        formulas.usd_per_million_tokens(feasible_cheapest, gpus, output_tokens_per_second) * band_high
+        formulas.serving_usd_per_million_tokens(on_demand_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus,
+            output_tokens_per_second) * band_high
             AS usd_per_million_output_tokens_cheapest_high,
         CASE WHEN $tokens_per_second IS NULL THEN 'training_runs_carried_over' ELSE 'stated_throughput' END
             AS error_band_basis,
         band_low AS error_band_low, band_high AS error_band_high,
-        formulas.usd_per_million_tokens(feasible_median, gpus, input_tokens_per_second)
+        formulas.serving_usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, max_serving_gpus,
+            input_tokens_per_second)
             AS usd_per_million_input_tokens_median,
-        formulas.usd_per_million_tokens(feasible_median, gpus, output_tokens_per_second)
+        formulas.serving_usd_per_million_tokens(on_demand_median_usd_per_gpu_hour, gpus, max_serving_gpus,
+            output_tokens_per_second)
             AS usd_per_million_output_tokens_median,
         -- `--term` (NULL without): served every hour of the term at the committed price
         $term AS term, $term_days AS term_days,
         committed_cheapest_usd_per_gpu_hour, committed_cheapest_provider, committed_cheapest_source,
-        formulas.usd_per_million_tokens(feasible_committed, gpus, input_tokens_per_second)
+        formulas.serving_usd_per_million_tokens(committed_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus,
+            input_tokens_per_second)
             AS usd_per_million_input_tokens_committed,
-        formulas.usd_per_million_tokens(feasible_committed, gpus, output_tokens_per_second)
+        formulas.serving_usd_per_million_tokens(committed_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus,
+            output_tokens_per_second)
             AS usd_per_million_output_tokens_committed,
         committed_cheapest_usd_per_gpu_hour / on_demand_cheapest_usd_per_gpu_hour AS break_even_utilisation,
         rental_is_synthetic OR ($term IS NOT NULL AND committed_is_synthetic) AS is_synthetic, rental_is_synthetic,

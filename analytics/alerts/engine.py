@@ -120,18 +120,23 @@ where price_date = $day and gpu_id = $gpu_id and market = $market
   and price_per = $price_per
 """
 
-# The offer behind the day's price: credible offers (suspect providers set aside), or every market offer.
+# The offer behind the day's price (marts.offer_decisions_daily, the rule each offer met): a credible one (counted),
+# or, for a rule that counts suspect prices, any offer of the market figures (counted, or set aside as suspect, not
+# credible, made up or an unverified host: the rules after the market's own choice of offers)
 CHEAPEST_OFFER_SQL = """
-select provider, source, title, url, price, currency, unit_price_usd, is_synthetic, is_imported
-from intermediate.{offers}
+select provider, source, title, url, price, currency, unit_price_usd, is_synthetic,
+       data_origin = 'imported' as is_imported
+from marts.offer_decisions_daily
 where price_date = $day and gpu_id = $gpu_id and market = $market
-  and price_per = $price_per
+  and price_per = $price_per and list_contains($rules, rule)
 order by unit_price_usd, provider
 limit 1
 """
+CREDIBLE_RULES = ["counted"]
+MARKET_RULES = ["counted", "suspect", "not_credible", "made_up", "unverified_host"]
 
 USD_RATE_SQL = """
-select usd_per_unit from intermediate.int_fx_rates__daily
+select usd_per_unit from marts.fx_rates_daily
 where currency = $currency and rate_date <= $day and rate_date > $day - interval (%d) day
 order by rate_date desc limit 1
 """ % MAX_RATE_AGE_DAYS
@@ -253,9 +258,9 @@ def evaluate_day(connection: duckdb.DuckDBPyConnection, rules: list[Rule], day: 
                            [rule.name, rule.fingerprint, day, holds])
         if not holds or (before is not None and before[0]):
             continue  # not holding, or still holding since it last fired (it has not cleared)
-        offers = "int_offers__market_daily" if rule.include_suspect else "int_offers__credible_daily"
+        rules = MARKET_RULES if rule.include_suspect else CREDIBLE_RULES
         offer = ({"provider": series["provider"], "source": series["source"]} if rule.available
-                 else _first(connection, CHEAPEST_OFFER_SQL.format(offers=offers), keys) or {})
+                 else _first(connection, CHEAPEST_OFFER_SQL, {**keys, "rules": rules}) or {})
         unit = "per GPU-hour" if price_per == "gpu_hour" else "per card"
         synthetic = bool(series["is_synthetic"])
         providers = (_first(connection, PROVIDERS_SQL, keys) or {}).get(

@@ -306,6 +306,82 @@ create or replace macro formulas.serving(
         1 / serving_prefill_seconds_per_token as input_tokens_per_second
     from serving_stepped;
 
+-- A training plan, the one assembly marts.training_cost_daily and `gpuprices estimate` both run. A table macro,
+-- called per row with `cross join lateral formulas.training_plan(...)`: the GPUs that hold the state and finish
+-- within max_days at the efficiency of a run spanning GPUs, in whole machines (training_required_gpus); the plan's
+-- cluster (the preferred size where larger and formed, or a stated cluster); its efficiency on that cluster (or a
+-- stated MFU); its GPU-hours; why it cannot be done (NULL when it can: a sized plan must fit the largest cluster the
+-- GPU forms; a stated cluster must hold the state, be formed and finish in time); and its wall clock (NULL when the
+-- cluster cannot hold the state). Pass NULL for stated_cluster_gpus and stated_mfu to size the plan. CTE and column
+-- names start with plan_ or are the outputs, so an argument naming a caller's column cannot bind to them.
+create or replace macro formulas.training_plan(
+        flops, dense_peak_tflops, min_gpus, efficiency_family, training_precision, width, bf16_dense_tflops,
+        memory_bandwidth_gbps, is_moe, has_fast_interconnect, node_gpus, max_cluster_gpus, scale_out_network,
+        preferred_gpus, max_days, stated_cluster_gpus, stated_mfu) as table
+    with plan_sized as (
+        select formulas.training_required_gpus(min_gpus, formulas.gpu_hours(flops, dense_peak_tflops,
+                   coalesce(stated_mfu, formulas.training_efficiency(
+                       efficiency_family, training_precision, width, bf16_dense_tflops, memory_bandwidth_gbps, is_moe,
+                       has_fast_interconnect, greatest(min_gpus, 2)))), max_days, node_gpus) as plan_required_gpus
+    ),
+    plan_clustered as (
+        select
+            *,
+            coalesce(stated_cluster_gpus,
+                     formulas.training_plan_gpus(plan_required_gpus, max_cluster_gpus, preferred_gpus))
+                as plan_cluster_gpus
+        from plan_sized
+    ),
+    plan_timed as (
+        select
+            *,
+            coalesce(stated_mfu, formulas.training_efficiency(
+                efficiency_family, training_precision, width, bf16_dense_tflops, memory_bandwidth_gbps, is_moe,
+                has_fast_interconnect, plan_cluster_gpus)) as plan_mfu
+        from plan_clustered
+    ),
+    plan_hours as (
+        select *, formulas.gpu_hours(flops, dense_peak_tflops, plan_mfu) as plan_gpu_hours
+        from plan_timed
+    ),
+    plan_judged as (
+        select
+            *,
+            case when stated_cluster_gpus is null then
+                     formulas.training_infeasible_reason(min_gpus, plan_required_gpus, max_cluster_gpus,
+                                                         scale_out_network, plan_gpu_hours, max_days)
+                 when stated_cluster_gpus < min_gpus then
+                     format('{:,} GPUs cannot hold its training state: it needs {:,}', stated_cluster_gpus, min_gpus)
+                 when stated_cluster_gpus > max_cluster_gpus then
+                     format('{:,} GPUs: more than the largest cluster it forms ({:,})', stated_cluster_gpus,
+                            max_cluster_gpus)
+                 when formulas.wall_clock_days(plan_gpu_hours, stated_cluster_gpus) > max_days then
+                     format('{:,.0f} days on {:,} GPUs, over the {}-day limit: it needs {:,}',
+                            formulas.wall_clock_days(plan_gpu_hours, stated_cluster_gpus), stated_cluster_gpus,
+                            max_days::bigint, plan_required_gpus)
+            end as plan_infeasible_reason
+        from plan_hours
+    )
+    select
+        plan_required_gpus as required_gpus,
+        plan_cluster_gpus as cluster_gpus,
+        plan_mfu as mfu,
+        plan_gpu_hours as gpu_hours,
+        plan_infeasible_reason is null as is_feasible,
+        plan_infeasible_reason as infeasible_reason,
+        case when plan_cluster_gpus >= min_gpus then formulas.wall_clock_days(plan_gpu_hours, plan_cluster_gpus) end
+            as wall_clock_days,
+        case when plan_cluster_gpus >= min_gpus
+             then formulas.wall_clock_days(formulas.error_band_high(plan_gpu_hours), plan_cluster_gpus) end
+            as wall_clock_days_high
+    from plan_judged;
+
+-- The cost of serving per million tokens on a plan: a model that needs more GPUs than one deployment spans on the GPU
+-- is priced at nothing (listed with its reason, never ranked). The one rule marts.inference_cost_daily and
+-- `gpuprices estimate --inference` price a served model by.
+create or replace macro formulas.serving_usd_per_million_tokens(usd_per_gpu_hour, gpus, max_serving_gpus, tokens_per_second) as
+    case when gpus <= max_serving_gpus then formulas.usd_per_million_tokens(usd_per_gpu_hour, gpus, tokens_per_second) end;
+
 -- Years for a price per TFLOPS to halve, from the slope of its natural log per day (NULL unless falling).
 create or replace macro formulas.halving_years(log_slope_per_day) as
     case when log_slope_per_day < 0 then ln(2) / (-log_slope_per_day * 365.25) end;

@@ -212,24 +212,23 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
 
     connection = duckdb.connect(str(tmp_path / "w.duckdb"))
     connection.execute("""
-        create schema marts; create schema intermediate;
+        create schema marts;
         create table marts.gpus as select 'rtx-4090-24gb' as gpu_id;
         create table marts.buy_signals_daily (price_date date, gpu_id varchar, channel varchar, market varchar,
             price_per varchar, price_usd decimal(18, 6), is_synthetic boolean, change_vs_previous_7d_median double);
         create table marts.gpu_prices_daily (price_date date, gpu_id varchar, channel varchar, market varchar,
             price_per varchar, min_price_usd decimal(18, 6), offer_count bigint, carried_forward_offer_count bigint,
             sources varchar, is_synthetic boolean);
-        create table intermediate.int_offers__market_daily (price_date date, gpu_id varchar, channel varchar,
+        -- one shop, no suspect price: every offer is counted
+        create table marts.offer_decisions_daily (price_date date, gpu_id varchar, channel varchar,
             market varchar, price_per varchar, provider varchar, source varchar, title varchar, url varchar,
             price decimal(24, 10), currency varchar, unit_price_usd decimal(18, 6), is_synthetic boolean,
-            is_imported boolean);
-        create table intermediate.int_fx_rates__daily (currency varchar, rate_date date, usd_per_unit double);
-        -- one shop, no suspect price: the credible offers are all of them
-        create view intermediate.int_offers__credible_daily as select * from intermediate.int_offers__market_daily;
+            data_origin varchar, rule varchar);
+        create table marts.fx_rates_daily (currency varchar, rate_date date, usd_per_unit double);
         create view marts.gpu_market_prices_daily as
             select price_date, gpu_id, channel, market, price_per, 1 as provider_count,
                    1 as credible_provider_count
-            from intermediate.int_offers__market_daily;
+            from marts.offer_decisions_daily;
         -- the series the signal reads (price_history.panel_series): the one shop's own, one panel throughout
         create view marts.gpu_provider_prices_daily as
             select price_date, gpu_id, channel, market, price_per, 'shop' as provider, sources as source,
@@ -252,9 +251,9 @@ def test_good_deal_rule_follows_the_buy_signal_and_fires_once_per_episode(tmp_pa
                            "'card', ?, false, 0.0)", [when, price])
         connection.execute("insert into marts.gpu_prices_daily values (?, 'rtx-4090-24gb', 'retail', 'retail_new', "
                            "'card', ?, 1, 0, 'shop', false)", [when, price])
-        connection.execute("insert into intermediate.int_offers__market_daily values (?, 'rtx-4090-24gb', "
+        connection.execute("insert into marts.offer_decisions_daily values (?, 'rtx-4090-24gb', "
                            "'retail', 'retail_new', 'card', 'shop', 'shop', 't', 'https://shop.test', ?, 'USD', ?, "
-                           "false, false)", [when, price, price])
+                           "false, 'captured', 'counted')", [when, price, price])
     ensure_schema(connection)
     fires = RULES[SIGNAL](prices)
     episodes = [start + timedelta(days=t) for t, fired in enumerate(fires) if fired and (t == 0 or not fires[t - 1])]
@@ -278,7 +277,7 @@ def test_available_rule_fires_when_the_gpu_becomes_available_at_or_under_the_pri
 
     connection = duckdb.connect(str(tmp_path / "w.duckdb"))
     connection.execute("""
-        create schema marts; create schema intermediate;
+        create schema marts;
         create table marts.gpus as select 'h100-sxm5-80gb' as gpu_id;
         create table marts.gpu_cheapest_available_daily (price_date date, gpu_id varchar, market varchar,
             cheapest_available_usd decimal(18, 6), cheapest_available_provider varchar,

@@ -88,14 +88,7 @@ planned as (
         throughput.gpus <= coalesce(clusters.max_serving_gpus, 1) as is_feasible,
         formulas.serving_infeasible_reason(throughput.gpus, coalesce(clusters.max_serving_gpus, 1),
                                            coalesce(clusters.has_scale_up_fabric, false),
-                                           coalesce(clusters.scale_out_network, 'none')) as infeasible_reason,
-        -- a plan that cannot be served is priced at nothing: listed with its reason, never ranked
-        case when throughput.gpus <= coalesce(clusters.max_serving_gpus, 1)
-             then throughput.on_demand_cheapest_usd_per_gpu_hour end as feasible_on_demand_cheapest,
-        case when throughput.gpus <= coalesce(clusters.max_serving_gpus, 1)
-             then throughput.on_demand_median_usd_per_gpu_hour end as feasible_on_demand_median,
-        case when throughput.gpus <= coalesce(clusters.max_serving_gpus, 1)
-             then throughput.spot_cheapest_usd_per_gpu_hour end as feasible_spot_cheapest
+                                           coalesce(clusters.scale_out_network, 'none')) as infeasible_reason
     from throughput
     left join clusters using (price_date, gpu_id)
 ),
@@ -139,22 +132,31 @@ select
     ms_per_output_token,
     output_tokens_per_second,
     input_tokens_per_second,
-    formulas.usd_per_million_tokens(feasible_on_demand_cheapest, gpus, input_tokens_per_second)
+    -- formulas.serving_usd_per_million_tokens: a plan that cannot be served is priced at nothing, never ranked
+    formulas.serving_usd_per_million_tokens(
+        on_demand_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus, input_tokens_per_second)
         as usd_per_million_input_tokens_on_demand_cheapest,
-    formulas.usd_per_million_tokens(feasible_on_demand_cheapest, gpus, output_tokens_per_second)
+    formulas.serving_usd_per_million_tokens(
+        on_demand_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus, output_tokens_per_second)
         as usd_per_million_output_tokens_on_demand_cheapest,
     -- the error band: GPU time per token scales as GPU-hours do (formulas.error_band_*)
-    formulas.error_band_low(formulas.usd_per_million_tokens(feasible_on_demand_cheapest, gpus, output_tokens_per_second))
+    formulas.error_band_low(formulas.serving_usd_per_million_tokens(
+            on_demand_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus, output_tokens_per_second))
         as usd_per_million_output_tokens_on_demand_cheapest_low,
-    formulas.error_band_high(formulas.usd_per_million_tokens(feasible_on_demand_cheapest, gpus, output_tokens_per_second))
+    formulas.error_band_high(formulas.serving_usd_per_million_tokens(
+            on_demand_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus, output_tokens_per_second))
         as usd_per_million_output_tokens_on_demand_cheapest_high,
-    formulas.usd_per_million_tokens(feasible_on_demand_median, gpus, input_tokens_per_second)
+    formulas.serving_usd_per_million_tokens(
+        on_demand_median_usd_per_gpu_hour, gpus, max_serving_gpus, input_tokens_per_second)
         as usd_per_million_input_tokens_on_demand_median,
-    formulas.usd_per_million_tokens(feasible_on_demand_median, gpus, output_tokens_per_second)
+    formulas.serving_usd_per_million_tokens(
+        on_demand_median_usd_per_gpu_hour, gpus, max_serving_gpus, output_tokens_per_second)
         as usd_per_million_output_tokens_on_demand_median,
-    formulas.usd_per_million_tokens(feasible_spot_cheapest, gpus, input_tokens_per_second)
+    formulas.serving_usd_per_million_tokens(
+        spot_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus, input_tokens_per_second)
         as usd_per_million_input_tokens_spot_cheapest,
-    formulas.usd_per_million_tokens(feasible_spot_cheapest, gpus, output_tokens_per_second)
+    formulas.serving_usd_per_million_tokens(
+        spot_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus, output_tokens_per_second)
         as usd_per_million_output_tokens_spot_cheapest,
     is_synthetic,
     api_cheapest.api_cheapest_usd_per_million_input_tokens,

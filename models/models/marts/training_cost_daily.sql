@@ -79,50 +79,23 @@ clusters as (
     where {{ rebuilt_days_filter('price_date') }}
 ),
 
--- the GPU-hours of a run spanning GPUs (a GPU without a fabric loses efficiency across them), to size the plan
-spanning as (
+-- the plan (formulas.training_plan, the same assembly `gpuprices estimate` runs) on the cluster the GPU forms that day
+planned as (
     select
         sized.*,
         coalesce(clusters.training_node_gpus, 1) as node_gpus,
         coalesce(clusters.scale_out_network, 'none') as scale_out_network,
         coalesce(clusters.max_training_gpus, 1) as max_cluster_gpus,
-        formulas.gpu_hours(flops, dense_peak_tflops, formulas.training_efficiency(
-            efficiency_family, training_precision, model_width, bf16_dense_tflops, memory_bandwidth_gbps, is_moe,
-            has_fast_interconnect, greatest(min_gpus, 2))) as spanning_gpu_hours
+        plan.*
     from sized
     left join clusters using (price_date, gpu_id)
-    where min_gpus is not null
-),
-
-planned as (
-    select
-        *,
-        formulas.training_required_gpus(min_gpus, spanning_gpu_hours, {{ var('training_max_days') }}, node_gpus)
-            as required_gpus
-    from spanning
-),
-
-clustered as (
-    select
-        *,
-        formulas.training_plan_gpus(required_gpus, max_cluster_gpus, {{ var('training_cluster_gpus') }})
-            as cluster_gpus,
-        required_gpus <= max_cluster_gpus as is_feasible
-    from planned
-),
-
-timed as (
-    select
-        *,
-        formulas.training_efficiency(
-            efficiency_family, training_precision, model_width, bf16_dense_tflops, memory_bandwidth_gbps, is_moe,
-            has_fast_interconnect, cluster_gpus) as mfu
-    from clustered
-),
-
-hours as (
-    select *, formulas.gpu_hours(flops, dense_peak_tflops, mfu) as gpu_hours
-    from timed
+    cross join lateral formulas.training_plan(
+        sized.flops, sized.dense_peak_tflops, sized.min_gpus, sized.efficiency_family, sized.training_precision,
+        sized.model_width, sized.bf16_dense_tflops, sized.memory_bandwidth_gbps, sized.is_moe,
+        sized.has_fast_interconnect, coalesce(clusters.training_node_gpus, 1),
+        coalesce(clusters.max_training_gpus, 1), coalesce(clusters.scale_out_network, 'none'),
+        {{ var('training_cluster_gpus') }}, {{ var('training_max_days') }}, null, null) as plan
+    where sized.min_gpus is not null
 ),
 
 -- a feasible plan's cost (NULL for an infeasible one: it is listed with its reason, never ranked with a cost)
@@ -130,7 +103,7 @@ feasible as (
     select
         *,
         case when is_feasible then gpu_hours end as costed_gpu_hours
-    from hours
+    from planned
 )
 
 select
@@ -154,14 +127,12 @@ select
     {{ var('training_max_days') }} as max_training_days,
     required_gpus,
     is_feasible,
-    formulas.training_infeasible_reason(min_gpus, required_gpus, max_cluster_gpus, scale_out_network, gpu_hours,
-                                        {{ var('training_max_days') }}) as infeasible_reason,
+    infeasible_reason,
     cluster_gpus,
     -- the days on the plan's cluster; for an infeasible plan, on the largest cluster it forms (NULL when the state
     -- does not fit there)
-    case when min_gpus <= cluster_gpus then formulas.wall_clock_days(gpu_hours, cluster_gpus) end as wall_clock_days,
-    case when min_gpus <= cluster_gpus then formulas.wall_clock_days(formulas.error_band_high(gpu_hours), cluster_gpus)
-        end as wall_clock_days_high,
+    wall_clock_days,
+    wall_clock_days_high,
     cast(costed_gpu_hours * on_demand_cheapest_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_on_demand_cheapest,
     cast(formulas.error_band_low(costed_gpu_hours) * on_demand_cheapest_usd_per_gpu_hour as decimal(24, 2))
         as cost_usd_on_demand_cheapest_low,
