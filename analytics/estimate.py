@@ -147,10 +147,14 @@ def resolve_gpu(connection: duckdb.DuckDBPyConnection, name: str) -> str:
 _GPU_PRICES = """
     WITH today AS (SELECT max(price_date) AS price_date FROM marts.gpu_plan_inputs_daily),
     -- `--term`: the day's cheapest credible commitment price ($term_market reserved_1y / reserved_3y; NULL: none)
+    -- with the size that price is sold at (marts.gpu_term_prices_daily.min_gpus: a cluster rate's smallest cluster)
     committed AS (
         SELECT market.gpu_id, market.credible_min_price_usd, market.credible_min_provider, market.credible_min_source,
-               market.is_synthetic
+               market.is_synthetic, terms.min_gpus
         FROM marts.gpu_market_prices_daily AS market JOIN today USING (price_date)
+        LEFT JOIN marts.gpu_term_prices_daily AS terms
+            ON terms.price_date = market.price_date AND terms.gpu_id = market.gpu_id
+            AND terms.provider = market.credible_min_provider AND terms.pricing_type = market.market
         WHERE market.market = $term_market AND market.price_per = 'gpu_hour'
           AND market.credible_min_price_usd IS NOT NULL
     )
@@ -173,6 +177,7 @@ _GPU_PRICES = """
         committed.credible_min_price_usd AS committed_cheapest_usd_per_gpu_hour,
         committed.credible_min_provider AS committed_cheapest_provider,
         committed.credible_min_source AS committed_cheapest_source,
+        coalesce(committed.min_gpus, 1) AS committed_min_gpus,
         coalesce(committed.is_synthetic, false) AS committed_is_synthetic,
         coalesce(inputs.training_node_gpus, 1) AS training_node_gpus,
         coalesce(inputs.max_training_gpus, 1) AS max_training_gpus,
@@ -246,11 +251,14 @@ _TRAINING = f"""
         -- the share of it the run uses; and the share of hours at which committing beats the cheapest on-demand
         $term AS term, $term_days AS term_days,
         committed_cheapest_usd_per_gpu_hour, committed_cheapest_provider, committed_cheapest_source,
+        committed_min_gpus,
         costed_gpu_hours * committed_cheapest_usd_per_gpu_hour AS cost_usd_committed,
-        CASE WHEN is_feasible THEN cluster_gpus * committed_cheapest_usd_per_gpu_hour * 24 * $term_days
-            * ceil(formulas.wall_clock_days(gpu_hours, cluster_gpus) / $term_days) END AS commitment_usd,
+        -- the commitment covers the cluster, and at least the size the price is sold at
+        CASE WHEN is_feasible THEN greatest(cluster_gpus, committed_min_gpus) * committed_cheapest_usd_per_gpu_hour
+            * 24 * $term_days * ceil(formulas.wall_clock_days(gpu_hours, cluster_gpus) / $term_days) END
+            AS commitment_usd,
         CASE WHEN is_feasible AND committed_cheapest_usd_per_gpu_hour IS NOT NULL THEN
-            gpu_hours / (cluster_gpus * 24 * $term_days
+            gpu_hours / (greatest(cluster_gpus, committed_min_gpus) * 24 * $term_days
                 * ceil(formulas.wall_clock_days(gpu_hours, cluster_gpus) / $term_days)) END AS commitment_utilisation,
         committed_cheapest_usd_per_gpu_hour / on_demand_cheapest_usd_per_gpu_hour AS break_even_utilisation,
         -- made up when any price behind a cost is (cost_usd_owned uses the purchase price), as the training mart says
@@ -321,11 +329,13 @@ _INFERENCE = f"""
         -- `--term` (NULL without): served every hour of the term at the committed price
         $term AS term, $term_days AS term_days,
         committed_cheapest_usd_per_gpu_hour, committed_cheapest_provider, committed_cheapest_source,
-        formulas.serving_usd_per_million_tokens(committed_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus,
-            input_tokens_per_second)
+        committed_min_gpus,
+        -- a price sold at more GPUs than the model needs commits them all: the idle ones are paid for too
+        formulas.serving_usd_per_million_tokens(committed_cheapest_usd_per_gpu_hour
+                * greatest(gpus, committed_min_gpus) / gpus, gpus, max_serving_gpus, input_tokens_per_second)
             AS usd_per_million_input_tokens_committed,
-        formulas.serving_usd_per_million_tokens(committed_cheapest_usd_per_gpu_hour, gpus, max_serving_gpus,
-            output_tokens_per_second)
+        formulas.serving_usd_per_million_tokens(committed_cheapest_usd_per_gpu_hour
+                * greatest(gpus, committed_min_gpus) / gpus, gpus, max_serving_gpus, output_tokens_per_second)
             AS usd_per_million_output_tokens_committed,
         committed_cheapest_usd_per_gpu_hour / on_demand_cheapest_usd_per_gpu_hour AS break_even_utilisation,
         rental_is_synthetic OR ($term IS NOT NULL AND committed_is_synthetic) AS is_synthetic, rental_is_synthetic,
@@ -477,8 +487,10 @@ def format_rows(rows: list[dict], inference: bool) -> str:
         if row.get("on_demand_provider_count") == 1:
             notes.append("(1 provider)")  # one provider's price, not a market
         if term:
+            minimum = row.get("committed_min_gpus") or 1
             notes.append(f"{term}: {row['committed_cheapest_provider']} at "
                          f"${float(row['committed_cheapest_usd_per_gpu_hour']):,.2f}/GPU-h"
+                         + (f" (sold at {minimum:,} GPUs or more)" if minimum > 1 else "")
                          if row.get("committed_cheapest_provider") else f"{term}: no commitment price")
         if not row["is_feasible"]:
             notes.append(f"infeasible: {row['infeasible_reason']}")

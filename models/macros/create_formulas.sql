@@ -158,6 +158,14 @@ create or replace macro formulas.break_even_months(purchase_usd, rent_usd_per_gp
         then purchase_usd / ((rent_usd_per_gpu_hour - formulas.power_usd_per_gpu_hour(tdp_w))
                              * 730.5::double * {{ var('utilization') }}) end;
 
+-- Months of a commitment (billed every hour, used or not) whose cost equals buying the card and powering it at
+-- `utilization` for those months. NULL when the commitment costs no more than that power.
+create or replace macro formulas.break_even_months_vs_commitment(purchase_usd, committed_usd_per_gpu_hour, tdp_w) as
+    case when committed_usd_per_gpu_hour > formulas.power_usd_per_gpu_hour(tdp_w) * {{ var('utilization') }}
+        then purchase_usd / ((committed_usd_per_gpu_hour
+                              - formulas.power_usd_per_gpu_hour(tdp_w) * {{ var('utilization') }}) * 730.5::double)
+    end;
+
 -- Serving memory (memory_rules.md section 3): weights x 1.2 (activations and buffers) plus the KV cache.
 create or replace macro formulas.weight_bytes(total_params, bytes_per_param) as
     total_params * bytes_per_param;

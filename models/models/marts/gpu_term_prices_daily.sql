@@ -25,6 +25,9 @@ terms as (
         arg_min(source, (price_per_gpu_hour_usd, source)) as source,
         arg_min(offer_id, (price_per_gpu_hour_usd, offer_id)) as offer_id,
         arg_min(price_unit, (price_per_gpu_hour_usd, offer_id)) as price_unit,
+        -- the size the cheapest rate is sold at (a cluster rate's smallest cluster, an instance's GPUs): the
+        -- commitment's minimum; the smaller size wins a tie in price
+        cast(ceil(arg_min(gpu_count, (price_per_gpu_hour_usd, gpu_count, offer_id))) as bigint) as min_gpus,
         count(*) as offer_count,
         bool_or(is_synthetic) as is_synthetic,
         bool_and(is_carried_forward) as is_carried_forward

@@ -1,7 +1,9 @@
 -- Per GPU and day: how many months of renting (cheapest and median on-demand) cost as much as buying the GPU and
 -- powering it, at the configured utilization. NULL months: renting costs no more than the power alone. The purchase
 -- side is today's price with its date and source (int_gpu_prices__purchase_daily: a card's newest street price, new
--- or used; an SXM/OAM part's share of the system it needs; a launch price only where nothing newer is known).
+-- or used; an SXM/OAM part's share of the system it needs; a launch price only where nothing newer is known). Beside
+-- renting on demand, committing for a year: the day's cheapest credible 1-year price (market reserved_1y), billed
+-- every hour of the term, with the size it is sold at.
 with rental as (
     select * from {{ ref('int_gpu_prices__rental_daily') }}
     where on_demand_cheapest_usd_per_gpu_hour is not null
@@ -13,6 +15,25 @@ purchase as (
 
 specs as (
     select gpu_id, tdp_w from {{ ref('int_gpu_specs') }}
+),
+
+committed as (
+    select
+        market.price_date,
+        market.gpu_id,
+        market.credible_min_price_usd as reserved_1y_cheapest_usd_per_gpu_hour,
+        market.credible_min_provider as reserved_1y_cheapest_provider,
+        terms.min_gpus as reserved_1y_min_gpus,
+        market.is_synthetic as reserved_1y_is_synthetic
+    from {{ ref('gpu_market_prices_daily') }} as market
+    left join {{ ref('gpu_term_prices_daily') }} as terms
+        on terms.price_date = market.price_date
+        and terms.gpu_id = market.gpu_id
+        and terms.provider = market.credible_min_provider
+        and terms.pricing_type = market.market
+    where market.market = 'reserved_1y'
+      and market.price_per = 'gpu_hour'
+      and market.credible_min_price_usd is not null
 )
 
 select
@@ -36,8 +57,16 @@ select
     formulas.break_even_months(
         purchase.purchase_price_usd, rental.on_demand_median_usd_per_gpu_hour, specs.tdp_w
     ) as break_even_months_vs_median,
-    rental.is_synthetic or purchase.is_synthetic as is_synthetic
+    committed.reserved_1y_cheapest_usd_per_gpu_hour,
+    committed.reserved_1y_cheapest_provider,
+    committed.reserved_1y_min_gpus,
+    formulas.break_even_months_vs_commitment(
+        purchase.purchase_price_usd, committed.reserved_1y_cheapest_usd_per_gpu_hour, specs.tdp_w
+    ) as break_even_months_vs_reserved_1y,
+    rental.is_synthetic or purchase.is_synthetic
+        or coalesce(committed.reserved_1y_is_synthetic, false) as is_synthetic
 from rental
 inner join purchase using (price_date, gpu_id)
 inner join specs using (gpu_id)
+left join committed using (price_date, gpu_id)
 where specs.tdp_w is not null
