@@ -17,7 +17,8 @@ Clusters pricing" section byte for byte, tests/fixtures/PROVENANCE.md):
   one down to 2 weeks, which the title keeps). "1 year+" rows print an em dash: no published price, never a zero. Any
   other duration, count or figure is a ParseError (never a guess).
 - Names: "NVIDIA HGX B200" ("HGX" is NVIDIA's SXM baseboard: "B200 SXM", b200-180gb); "NVIDIA H100" says no form
-  factor and no memory, so it stays unresolved (an unmatched name), never guessed SXM. The page names no region, no
+  factor and no memory: it is the H100 whose form factor the offer does not say (h100-unstated, by the provider's
+  alias in models/seeds/gpu_aliases.csv), never guessed SXM. The page names no region, no
   stock and no network between the nodes (Lambda's cluster pages do, not this one): region, in_stock and
   cluster_network stay empty. How a reservation is paid is not printed either.
 """

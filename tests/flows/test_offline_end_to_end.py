@@ -296,10 +296,12 @@ def test_what_each_shop_charged_for_a_card_is_one_query_on_a_mart(warehouse):
 
 def test_a_provider_seen_by_two_sources_counts_once(warehouse):
     # skypilot-lambda (real catalog) and lambda (rebuilt from it, synthetic) both list Lambda: the market mart keeps one
+    # (lambda-clusters, Lambda's cluster reservations, lists what neither does)
     rows = sql_rows(warehouse, "select sources, provider_count from marts.gpu_prices_daily "
                                "where sources like '%lambda%'")
-    assert rows and all("skypilot-lambda" in r["sources"] and ",lambda" not in r["sources"]
-                        and not r["sources"].startswith("lambda") for r in rows)
+    listed = [set(r["sources"].split(",")) for r in rows]
+    assert listed and all("lambda" not in sources for sources in listed)
+    assert all(sources & {"skypilot-lambda", "lambda-clusters"} for sources in listed)
 
 
 def test_price_performance_uses_dense_never_sparse_figures(warehouse):
