@@ -1,5 +1,6 @@
 -- What cluster each GPU with specs can form each day: the GPUs one machine holds (the largest GPU count offered that
--- day: a cloud's for training, any rental's for serving), the network sold between machines (an offer naming
+-- day on demand or spot: a cloud's for training, any rental's for serving; a commitment's GPU count is the size of its
+-- contract, a reserved multi-node cluster's included, never one machine), the network sold between machines (an offer naming
 -- InfiniBand or RoCE that day, else reference.gpu_cluster_assumptions), and so the largest cluster a training run can
 -- rent and the most GPUs one served model can span. Where the offers say nothing, the assumptions table (each row
 -- with its source) does; a GPU sold without a cluster network forms one machine at most.
@@ -15,8 +16,9 @@ offered as (
     select
         price_date,
         gpu_id,
-        floor(max(gpu_count) filter (where channel = 'cloud'))::integer as cloud_machine_gpus,
-        floor(max(gpu_count))::integer as machine_gpus,
+        floor(max(gpu_count) filter (where channel = 'cloud' and pricing_type in ('on_demand', 'spot')))::integer
+            as cloud_machine_gpus,
+        floor(max(gpu_count) filter (where pricing_type in ('on_demand', 'spot')))::integer as machine_gpus,
         min(cluster_network) filter (where channel = 'cloud' and cluster_network in ('infiniband', 'roce'))
             as offered_cluster_network
     from {{ ref('int_offers__daily') }}
