@@ -317,7 +317,8 @@ create or replace macro formulas.serving(
 -- A training plan, the one assembly marts.training_cost_daily and `gpuprices estimate` both run. A table macro,
 -- called per row with `cross join lateral formulas.training_plan(...)`: the GPUs that hold the state and finish
 -- within max_days at the efficiency of a run spanning GPUs, in whole machines (training_required_gpus); the plan's
--- cluster (the preferred size where larger and formed, or a stated cluster); its efficiency on that cluster (or a
+-- cluster (the preferred size where larger and formed, capped at the GPUs that finish the run in training_min_days,
+-- or a stated cluster); its efficiency on that cluster (or a
 -- stated MFU); its GPU-hours; why it cannot be done (NULL when it can: a sized plan must fit the largest cluster the
 -- GPU forms; a stated cluster must hold the state, be formed and finish in time); and its wall clock (NULL when the
 -- cluster cannot hold the state). Pass NULL for stated_cluster_gpus and stated_mfu to size the plan. CTE and column
@@ -326,17 +327,29 @@ create or replace macro formulas.training_plan(
         flops, dense_peak_tflops, min_gpus, efficiency_family, training_precision, width, bf16_dense_tflops,
         memory_bandwidth_gbps, is_moe, has_fast_interconnect, node_gpus, max_cluster_gpus, scale_out_network,
         preferred_gpus, max_days, stated_cluster_gpus, stated_mfu) as table
-    with plan_sized as (
-        select formulas.training_required_gpus(min_gpus, formulas.gpu_hours(flops, dense_peak_tflops,
-                   coalesce(stated_mfu, formulas.training_efficiency(
-                       efficiency_family, training_precision, width, bf16_dense_tflops, memory_bandwidth_gbps, is_moe,
-                       has_fast_interconnect, greatest(min_gpus, 2)))), max_days, node_gpus) as plan_required_gpus
+    with plan_spanning as (
+        -- the GPU-hours of a run spanning GPUs (a GPU without a fabric loses efficiency across them), to size it
+        select formulas.gpu_hours(flops, dense_peak_tflops, coalesce(stated_mfu, formulas.training_efficiency(
+                   efficiency_family, training_precision, width, bf16_dense_tflops, memory_bandwidth_gbps, is_moe,
+                   has_fast_interconnect, greatest(min_gpus, 2)))) as plan_spanning_gpu_hours
+    ),
+    plan_sized as (
+        select
+            *,
+            formulas.training_required_gpus(min_gpus, plan_spanning_gpu_hours, max_days, node_gpus)
+                as plan_required_gpus,
+            -- the preferred cluster, but no more GPUs than finish the run in training_min_days: a small run is not
+            -- spread over a thousand GPUs for an hour
+            least(preferred_gpus, formulas.whole_machines(
+                formulas.deadline_gpus(plan_spanning_gpu_hours, {{ var('training_min_days') }}), node_gpus))
+                as plan_preferred_gpus
+        from plan_spanning
     ),
     plan_clustered as (
         select
             *,
             coalesce(stated_cluster_gpus,
-                     formulas.training_plan_gpus(plan_required_gpus, max_cluster_gpus, preferred_gpus))
+                     formulas.training_plan_gpus(plan_required_gpus, max_cluster_gpus, plan_preferred_gpus))
                 as plan_cluster_gpus
         from plan_sized
     ),

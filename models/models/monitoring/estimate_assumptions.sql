@@ -34,6 +34,8 @@ select name, cast(value as double) as value, unit, source from (values
      'EleutherAI cookbook miscellaneous memory (~5 GiB with Megatron-DeepSpeed); memory_rules.md section 1'),
     ('training_cluster_gpus', {{ var('training_cluster_gpus') }}, 'GPUs',
      'Assumption: the cluster a plan rents when the run needs fewer GPUs (to hold its state and finish within training_max_days) and the GPU forms it; never above the largest cluster the GPU forms (reference.gpu_cluster_assumptions, sourced per GPU, and the offers)'),
+    ('training_min_days', {{ var('training_min_days') }}, 'days of wall clock',
+     'Assumption: the preferred cluster (training_cluster_gpus) is capped at the GPUs that finish the run in this long, so a small run is planned on a few machines for a day, not on a thousand GPUs for an hour'),
     ('training_max_days', {{ var('training_max_days') }}, 'days of wall clock',
      'Assumption: a plan finishes within this, or is infeasible on that GPU; BLOOM-176B, the longest run of analytics/calibration, took 117 days'),
     ('estimate_error_band_low', {{ var('estimate_error_band_low') }}, 'x the estimate',
