@@ -146,19 +146,57 @@ def _bar(rows: list[dict], y: str, y_title: str) -> dict:
     }
 
 
+# A gap longer than this between two days of a model's cost is not drawn over: nothing is known in between
+TRAINING_HISTORY_GAP_DAYS = 14
+
+
+# Plotly's own colour cycle, given explicitly so that the parts of one line (one model, one GPU) share a colour
+LINE_COLORS = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880", "#ff97ff",
+               "#fecb52")
+
+
+def training_history_segments(series: list[dict]) -> list[list[dict]]:
+    """One model's cheapest cost by day (in date order) cut where its panel changes: where the prices behind it go
+    from one provider to several or back (the years priced from GCP's list-price history alone, then the whole
+    market) and across a gap of more than TRAINING_HISTORY_GAP_DAYS. Each part is drawn as its own line, so no line
+    joins one provider's price to the market's."""
+    segments: list[list[dict]] = []
+    for row in series:
+        if segments:
+            last = segments[-1][-1]
+            gap = (_as_date(row["price_date"]) - _as_date(last["price_date"])).days
+            same_panel = (row.get("on_demand_provider_count") == 1) == (last.get("on_demand_provider_count") == 1)
+            if gap <= TRAINING_HISTORY_GAP_DAYS and same_panel:
+                segments[-1].append(row)
+                continue
+        segments.append([row])
+    return segments
+
+
+def _as_date(value):
+    return value.date() if hasattr(value, "date") and callable(value.date) else value
+
+
 def _training_history_chart(rows: list[dict]) -> dict:
-    """The cheapest feasible plan per model and day, with its error band in the hover."""
+    """The cheapest feasible plan per model and day, with its error band in the hover: one line per constant panel
+    (training_history_segments), a model's parts sharing its colour and legend entry."""
     data = []
-    for model_id in sorted({r["model_id"] for r in rows}):
+    for index, model_id in enumerate(sorted({r["model_id"] for r in rows})):
         series = [r for r in rows if r["model_id"] == model_id]
-        data.append(_marked({"type": "scatter", "mode": "lines+markers", "name": model_id,
-                             "x": [plain(r["price_date"]) for r in series],
-                             "y": [plain(r["cheapest_cost_usd"]) for r in series],
-                             # the error band in the hover: bars on years of daily points would hide the lines
-                             "customdata": [[r["low_cost_usd"], r["high_cost_usd"]] for r in series],
-                             "hovertemplate": "%{x|%Y-%m-%d}: $%{y:,.0f} (error band $%{customdata[0]:,.0f}"
-                                              "-$%{customdata[1]:,.0f})<extra>%{fullData.name}</extra>"},
-                            series))
+        color = LINE_COLORS[index % len(LINE_COLORS)]
+        for number, segment in enumerate(training_history_segments(series)):
+            one = segment[-1].get("on_demand_provider_count") == 1
+            data.append(_marked({"type": "scatter", "mode": "lines+markers", "name": model_id,
+                                 "legendgroup": model_id, "showlegend": number == 0,
+                                 "line": {"color": color}, "marker": {"color": color},
+                                 "x": [plain(r["price_date"]) for r in segment],
+                                 "y": [plain(r["cheapest_cost_usd"]) for r in segment],
+                                 # the error band in the hover: bars on years of daily points would hide the lines
+                                 "customdata": [[r["low_cost_usd"], r["high_cost_usd"]] for r in segment],
+                                 "hovertemplate": "%{x|%Y-%m-%d}: $%{y:,.0f} (error band $%{customdata[0]:,.0f}"
+                                                  "-$%{customdata[1]:,.0f}" + (", one provider's prices" if one else "")
+                                                  + ")<extra>%{fullData.name}</extra>"},
+                                segment))
     return {"data": data, "layout": {"yaxis": {"type": "log", "title": {"text": "USD per training run"}},
                                      "xaxis": {"title": {"text": "date (UTC)"}, "type": "date"}, "height": 480}}
 
@@ -168,12 +206,17 @@ def _training_by_gpu_chart(rows: list[dict]) -> dict:
     models = sorted({r["model_id"] for r in rows})
     data, owners = [], []
     for model_id in models:
-        for gpu_id in sorted({r["gpu_id"] for r in rows if r["model_id"] == model_id}):
+        for index, gpu_id in enumerate(sorted({r["gpu_id"] for r in rows if r["model_id"] == model_id})):
             series = [r for r in rows if r["model_id"] == model_id and r["gpu_id"] == gpu_id]
-            data.append(_marked({"type": "scatter", "mode": "lines+markers", "name": gpu_id,
-                                 "visible": model_id == models[0], "x": [plain(r["price_date"]) for r in series],
-                                 "y": [plain(r["cost_usd"]) for r in series]}, series))
-            owners.append(model_id)
+            color = LINE_COLORS[index % len(LINE_COLORS)]
+            # one line per constant panel, as the history chart (training_history_segments)
+            for number, segment in enumerate(training_history_segments(series)):
+                data.append(_marked({"type": "scatter", "mode": "lines+markers", "name": gpu_id,
+                                     "legendgroup": f"{model_id}|{gpu_id}", "showlegend": number == 0,
+                                     "line": {"color": color}, "marker": {"color": color},
+                                     "visible": model_id == models[0], "x": [plain(r["price_date"]) for r in segment],
+                                     "y": [plain(r["cost_usd"]) for r in segment]}, segment))
+                owners.append(model_id)
     buttons = [{"label": model_id, "method": "update",
                 "args": [{"visible": [owner == model_id for owner in owners]}]} for model_id in models]
     return {"data": data, "layout": {
@@ -393,7 +436,8 @@ def render(data: DashboardData, target: Path, now: datetime | None = None) -> li
          training_infeasible=data.training_infeasible, training_not_priced=data.training_not_priced,
          max_training_days=assumed.get("training_max_days"),
          band_low=assumed.get("estimate_error_band_low"), band_high=assumed.get("estimate_error_band_high"),
-         serving_vs_api=data.serving_vs_api, assumptions=data.assumptions, charts={"training_history": _training_history_chart(data.training_history),
+         serving_vs_api=data.serving_vs_api, assumptions=data.assumptions,
+         training_history_gap_days=TRAINING_HISTORY_GAP_DAYS, charts={"training_history": _training_history_chart(data.training_history),
                                               "training_by_gpu": _training_by_gpu_chart(data.training_by_gpu)})
     page("sources.html", "sources.html", title="Sources", freshness=data.freshness, failures=data.failures,
          quarantine=data.quarantine, unmatched=data.unmatched, suspect_prices=data.suspect_prices, runs=data.runs,

@@ -186,7 +186,7 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     data.training_history = _rows(connection, """
         SELECT price_date, model_id, cost_usd_on_demand_cheapest::DOUBLE AS cheapest_cost_usd,
                cost_usd_on_demand_cheapest_low::DOUBLE AS low_cost_usd,
-               cost_usd_on_demand_cheapest_high::DOUBLE AS high_cost_usd, is_synthetic
+               cost_usd_on_demand_cheapest_high::DOUBLE AS high_cost_usd, on_demand_provider_count, is_synthetic
         FROM marts.training_cost_by_gpu_daily WHERE is_cheapest_gpu ORDER BY model_id, price_date""")
     data.training_cheapest = _training_cheapest(connection, latest)
     data.training_infeasible = _training_infeasible(connection, latest)
@@ -199,7 +199,8 @@ def load_from(connection: duckdb.DuckDBPyConnection) -> DashboardData:
     for (model_id,) in connection.execute("SELECT model_id FROM reference.reference_models ORDER BY 1").fetchall():
         data.training_by_gpu += _rows(connection, """
             WITH per_gpu AS (
-                SELECT price_date, model_id, gpu_id, cost_usd_on_demand_cheapest::DOUBLE AS cost_usd, is_synthetic
+                SELECT price_date, model_id, gpu_id, cost_usd_on_demand_cheapest::DOUBLE AS cost_usd,
+                       on_demand_provider_count, is_synthetic
                 FROM marts.training_cost_by_gpu_daily WHERE model_id = $model
             ),
             ranked AS (

@@ -145,3 +145,31 @@ def test_the_h100_page_draws_no_line_across_a_panel_change(browser, warehouse):
     assert any(t["name"].startswith("gcp alone from") and not t["meta"]["replay"] for t in cheapest)
     assert errors == []
     page.close()
+
+
+def test_the_training_charts_never_join_one_providers_years_to_the_markets_days():
+    """The training page's cost lines (cheapest plan per model, a model's ten cheapest GPUs) break where the prices
+    behind them go from one provider to several (GCP's list-price history, then the replayed market) and across a
+    gap of more than two weeks; each part is its own trace of the model's colour, one legend entry per model."""
+    from dashboards.build import TRAINING_HISTORY_GAP_DAYS, _training_history_chart, training_history_segments
+
+    def cost(day: date, providers: int, model: str = "llama-3.1-8b") -> dict:
+        return {"model_id": model, "price_date": day, "cheapest_cost_usd": 1e6, "low_cost_usd": 8e5,
+                "high_cost_usd": 2e6, "on_demand_provider_count": providers, "is_synthetic": False}
+
+    history = [cost(day, 1) for day in GCP_DAYS]  # weekly, one provider
+    market = [cost(day, 18 if n % 2 else 17) for n, day in enumerate(PANEL_DAYS)]  # daily, many (a count that moves)
+    segments = training_history_segments(history + market)
+    assert [len(part) for part in segments] == [len(history), len(market)]
+    # a gap longer than the limit breaks a line even within one panel; one within it does not
+    far = GCP_DAYS[-1] + timedelta(days=TRAINING_HISTORY_GAP_DAYS + 1)
+    assert len(training_history_segments(history + [cost(far, 1)])) == 2
+    near = GCP_DAYS[-1] + timedelta(days=TRAINING_HISTORY_GAP_DAYS)
+    assert len(training_history_segments(history + [cost(near, 1)])) == 1
+    chart = _training_history_chart(history + market + [cost(PANEL_DAYS[0], 5, "qwen3-8b")])
+    traces = [trace for trace in chart["data"] if trace["legendgroup"] == "llama-3.1-8b"]
+    assert len(traces) == 2 and [trace["showlegend"] for trace in traces] == [True, False]
+    assert len({trace["line"]["color"] for trace in traces}) == 1
+    assert traces[0]["x"][-1] == GCP_DAYS[-1].isoformat() or str(traces[0]["x"][-1]).startswith(str(GCP_DAYS[-1]))
+    assert "one provider's prices" in traces[0]["hovertemplate"]
+    assert "one provider's prices" not in traces[1]["hovertemplate"]
