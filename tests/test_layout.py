@@ -21,7 +21,9 @@ RUNTIME = tuple(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ha
 LAZY_IMPORTS = {"dbt.cli.main", "dbt.adapters.duckdb.connections", "flows.daily", "prefect.client.orchestration",
                 "plotly",
                 # the outlook's fits (analytics/outlook_fit.py): seconds of scipy; its predictions need numpy only
-                "sklearn.linear_model", "sklearn.model_selection", "threadpoolctl"}
+                "sklearn.linear_model", "sklearn.model_selection", "threadpoolctl",
+                # every source module: only the CLI commands that take --sources import it (flows/cli/common.py)
+                "scrapers.registry"}
 
 
 def modules() -> dict[str, Path]:

@@ -12,7 +12,6 @@ from decimal import Decimal
 import duckdb
 import yaml
 
-from scrapers.registry import all_sources
 from warehouse.store import db
 
 
@@ -30,6 +29,8 @@ def source_list(value: str | None) -> list[str] | None:
     if not value:
         return None
     wanted = [part.strip() for part in value.split(",") if part.strip()]
+    from scrapers.registry import all_sources  # every source module: imported only by the commands that take sources
+
     unknown = sorted(set(wanted) - set(all_sources()))
     if unknown:
         raise UsageError(f"unknown source(s): {', '.join(unknown)}; known: {', '.join(sorted(all_sources()))}")

@@ -3,31 +3,41 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 
 import duckdb
 
-from flows.cli import (
-    alerts,
-    analysis,
-    dashboard,
-    explain,
-    health,
-    imports,
-    outlook,
-    pipeline,
-    query,
-    reference,
-    signals,
-    tools,
-)
 from flows.cli.common import UsageError, one_line
 from warehouse.store import db
 from warehouse.store.db import WarehouseBusy, is_damaged_file_error, unreadable
 from warehouse.store.paths import database_path
 
-GROUPS = (pipeline, query, health, reference, imports, dashboard, analysis, explain, signals, outlook, alerts, tools)
+# The command groups (flows/cli/<group>.py), in the order `--help` lists them, and the commands each registers. A
+# command's own group is the only one imported to run it: importing every group (analytics, dashboards, the source
+# registry) cost each call about 0.4 s of CPU. tests/flows/test_cli_groups.py holds this table to the modules.
+GROUP_NAMES = ("pipeline", "query", "health", "reference", "imports", "dashboard", "analysis", "explain", "signals",
+               "outlook", "alerts", "tools")
+COMMAND_GROUPS = {
+    **dict.fromkeys(("backfill", "build", "export", "fetch", "limits", "load", "parse", "reparse", "run", "serve"),
+                    "pipeline"),
+    "sql": "query",
+    "incidents": "health", "status": "health",
+    "docs": "reference", "schema": "reference", "settings": "reference", "sources": "reference",
+    "import": "imports", "quotes": "imports",
+    "dashboard": "dashboard",
+    "estimate": "analysis",
+    "explain": "explain",
+    "backtest": "signals",
+    "outlook": "outlook",
+    "alerts": "alerts",
+    "bench": "tools",
+}
+
+
+def group_module(name: str):
+    return importlib.import_module(f"flows.cli.{name}")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -38,16 +48,19 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of `command`'s group only (a known command: the rest is not imported)."""
     parser = OneLineParser(prog="gpuprices", description="Open GPU price warehouse")
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in GROUPS:
-        group.register(commands)
+    names = (COMMAND_GROUPS[command],) if command in COMMAND_GROUPS else GROUP_NAMES
+    for name in names:
+        group_module(name).register(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
         return args.func(args)
     except (FileNotFoundError, UsageError) as error:
