@@ -164,17 +164,13 @@ def training_history_segments(series: list[dict]) -> list[list[dict]]:
     for row in series:
         if segments:
             last = segments[-1][-1]
-            gap = (_as_date(row["price_date"]) - _as_date(last["price_date"])).days
+            gap = (row["price_date"] - last["price_date"]).days
             same_panel = (row.get("on_demand_provider_count") == 1) == (last.get("on_demand_provider_count") == 1)
             if gap <= TRAINING_HISTORY_GAP_DAYS and same_panel:
                 segments[-1].append(row)
                 continue
         segments.append([row])
     return segments
-
-
-def _as_date(value):
-    return value.date() if hasattr(value, "date") and callable(value.date) else value
 
 
 def _training_history_chart(rows: list[dict]) -> dict:

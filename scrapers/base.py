@@ -46,6 +46,11 @@ def rental_channel(provider: str, seller_type: str | None = None) -> str:
 # months, Together's 1-, 3- and 6-month tiers); it is in no market (the term markets are reserved_1y / reserved_3y)
 # and reaches marts.gpu_term_prices_daily with every other term.
 PRICING_TYPES = ("on_demand", "spot", "reserved_1y", "reserved_3y", "reserved", "purchase")
+
+
+def term_pricing_type(months: int) -> str:
+    """A commitment's pricing type by its term: 12 months reserved_1y, 36 reserved_3y, any other term `reserved`."""
+    return {12: "reserved_1y", 36: "reserved_3y"}.get(months, "reserved")
 # What one price is per. `instance_term` = the total for a whole reservation term (Azure reservations).
 PRICE_UNITS = ("gpu_hour", "instance_hour", "instance_term", "card")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -33,6 +34,21 @@ def money(value: object, what: str, source_id: str) -> Decimal | None:
     if not amount.is_finite():
         raise ParseError(f"{source_id}: {what} = {value!r} is not a finite number")
     return amount
+
+
+_DOLLAR_CELL = re.compile(r"^\$(\d+\.\d{2})$")
+
+
+def dollar_cell(printed: str, where: str, source_id: str) -> Decimal:
+    """A price page's "$D.DD" cell as a positive exact Decimal (USD); any other text is a ParseError naming `where`
+    (a currency or format change is never guessed). The caller has already set aside its no-price marks."""
+    match = _DOLLAR_CELL.match(printed)
+    if not match:
+        raise ParseError(f"{source_id}: {where}: price {printed!r} is not '$D.DD' or a no-price mark")
+    price = money(match.group(1), where, source_id)
+    if price is None or price <= 0:
+        raise ParseError(f"{source_id}: {where}: price {printed!r} is not positive")
+    return price
 
 
 def field(mapping: dict, key: str, source_id: str, where: str = "") -> Any:

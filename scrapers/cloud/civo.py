@@ -33,7 +33,7 @@ from fractions import Fraction
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.base import Expectations, Offer, PricingPage
+from scrapers.base import Expectations, Offer, PricingPage, term_pricing_type
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.interconnect import interconnect_of
@@ -42,7 +42,6 @@ from scrapers.parsing import money, node_text
 
 PRICING_URL = "https://www.civo.com/pricing"
 # commitment term (months) -> pricing type; another term (6, 24 months) is `reserved` with its term_months
-TERMS = {12: "reserved_1y", 36: "reserved_3y"}
 _CAPTION = re.compile(r"^NVIDIA (.+?) GPU pricing$")
 _DETAIL = re.compile(r"^(\d+) x NVIDIA (.+)$")
 _HOURLY = re.compile(r"^(N/A|\$([\d,]+\.\d{2}))$")
@@ -130,7 +129,7 @@ class Civo(PricingPage):
         for block, months in terms:
             price = self._hourly(block, f"{where} {months}-month commitment")
             if price is not None:
-                prices.append((TERMS.get(months, "reserved"), months, price))
+                prices.append((term_pricing_type(months), months, price))
         raw_name = raw_gpu_name(label, model)
         instance_type = f"{label} {size}".strip()
         return [

@@ -22,22 +22,23 @@ Facts (a real excerpt of the file in recordings/gcp-committed-use/, tests/fixtur
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 
 import yaml
 
-from scrapers.base import Expectations, Offer, Source
+from scrapers.base import Expectations, Offer, Source, term_pricing_type
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.http import HttpClient, RawDocument
 from scrapers.offline import Recording, Served
+from scrapers.parsing import money
 
 PRICING_URL = ("https://raw.githubusercontent.com/Cyclenerd/google-cloud-pricing-cost-calculator/master/"
                "pricing.yml")
 HOURS_PER_MONTH = Decimal(730)  # the file's month: its `month` is `hour` x 730
 TEN_DECIMALS = Decimal("1e-10")  # raw.offers keeps prices to 10 decimals
-TERMS = {"month_1y": ("reserved_1y", 12), "month_3y": ("reserved_3y", 36)}
+TERM_MONTHS = {"month_1y": 12, "month_3y": 36}  # the file's committed-use columns and their terms
 MACHINE_KEYS = {"cost", "cpu", "ram", "local-ssd"}  # a machine's keys that are not its GPUs
 
 
@@ -54,18 +55,11 @@ def _load(text: str, source_id: str) -> dict:
 
 
 def _price(value, where: str, source_id: str) -> Decimal | None:
-    """A monthly price as written; None for a missing or zero one (not offered there)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ParseError(f"{source_id}: {where}: price {value!r} is not a number")
-    try:
-        price = Decimal(str(value))
-    except InvalidOperation:
-        raise ParseError(f"{source_id}: {where}: price {value!r} is not a number") from None
-    if not price.is_finite() or price < 0:
+    """A monthly price as written (scrapers.parsing.money); None for a missing or zero one (not offered there)."""
+    price = money(value, where, source_id)
+    if price is not None and price < 0:
         raise ParseError(f"{source_id}: {where}: price {value!r} is not a positive amount")
-    return price if price > 0 else None
+    return price if price else None
 
 
 class GcpCommittedUse(Source):
@@ -124,7 +118,8 @@ class GcpCommittedUse(Source):
             for region, prices in entry["cost"].items():
                 if not isinstance(prices, dict):
                     raise ParseError(f"{self.id}: {machine_type} {region}: prices are not a mapping")
-                for column, (pricing_type, months) in TERMS.items():
+                for column, months in TERM_MONTHS.items():
+                    pricing_type = term_pricing_type(months)
                     where = f"{machine_type} {region} {column}"
                     monthly = _price(prices.get(column), where, self.id)
                     if monthly is None:

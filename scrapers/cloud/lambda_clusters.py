@@ -26,17 +26,16 @@ Clusters pricing" section byte for byte, tests/fixtures/PROVENANCE.md):
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from fractions import Fraction
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.base import Expectations, Offer, PricingPage
+from scrapers.base import Expectations, Offer, PricingPage, term_pricing_type
 from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.interconnect import gpu_raw_name, interconnect_of
 from scrapers.offline import gpu_index_page_copy
-from scrapers.parsing import money, node_text
+from scrapers.parsing import dollar_cell, node_text
 
 PRICING_URL = "https://lambda.ai/pricing"
 SECTION_TITLE = "1-Click Clusters pricing"
@@ -44,9 +43,7 @@ HEADER = ("Plan", "DURATION", "GPU COUNT", "PRICE/GPU/HR*", "Action")
 # a printed duration -> its longest reservation in whole months; the "1 year+" rows carry no price
 DURATION_MONTHS = {"2 weeks \u2013 1 year": 12}
 UNPRICED_DURATIONS = {"1 year+"}
-TERM_PRICING_TYPES = {12: "reserved_1y", 36: "reserved_3y"}
 NO_PRICE = {"\u2014", "-", "\u2013"}
-_PRICE = re.compile(r"^\$(\d+\.\d{2})$")
 _COUNT = re.compile(r"^(\d+)\+?$")
 
 
@@ -113,12 +110,7 @@ class LambdaClusters(PricingPage):
             raise ParseError(f"{self.id}: {where}: GPU count {count!r} is not '<n>' or '<n>+'")
         if printed in NO_PRICE:
             return None
-        match = _PRICE.match(printed)
-        if not match:
-            raise ParseError(f"{self.id}: {where}: price {printed!r} is not '$D.DD' or a no-price mark")
-        price: Decimal | None = money(match.group(1), where, self.id)
-        if price is None or price <= 0:
-            raise ParseError(f"{self.id}: {where}: price {printed!r} is not positive")
+        price = dollar_cell(printed, where, self.id)
         raw_name = gpu_raw_name(label)
         gpus = int(size.group(1))
         return Offer(
@@ -126,7 +118,7 @@ class LambdaClusters(PricingPage):
             offer_id=f"{label}|{duration}|{count}", instance_type=label,
             title=f"{label} 1-Click Cluster, {count} GPUs, reserved {duration}",
             raw_gpu_name=raw_name, gpu_id=resolve_gpu_id(raw_name, self.provider),
-            gpu_count=Fraction(gpus), pricing_type=TERM_PRICING_TYPES[months], term_months=months,
+            gpu_count=Fraction(gpus), pricing_type=term_pricing_type(months), term_months=months,
             price=price, currency="USD", price_unit="gpu_hour", url=PRICING_URL, document_index=index,
             interconnect=interconnect_of(raw_name),
         )

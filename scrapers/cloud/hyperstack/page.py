@@ -29,7 +29,6 @@ script/style/svg bodies and comments only, and its hyperstack collector notes; r
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from fractions import Fraction
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -39,7 +38,7 @@ from scrapers.errors import ParseError
 from scrapers.gpu_names import resolve_gpu_id
 from scrapers.interconnect import interconnect_of
 from scrapers.offline import gpu_index_page_copy
-from scrapers.parsing import money, node_text
+from scrapers.parsing import dollar_cell, node_text
 
 PRICING_URL = "https://www.hyperstack.cloud/gpu-pricing"
 SECTION = "div#cloud-pricing"
@@ -50,7 +49,6 @@ SPOT_HEADER = ("GPU Model", "Spot VM")
 # card title -> (pricing type, the header it must have)
 CARDS = {ON_DEMAND_CARD: ("on_demand", ON_DEMAND_HEADER), SPOT_CARD: ("spot", SPOT_HEADER)}
 NO_PRICE = {"contact us", "coming soon", "-", "\u2013", "\u2014"}
-_PRICE = re.compile(r"^\$(\d+\.\d{2})$")
 _NUMBER = re.compile(r"^\d+$")
 _VENDORS = ("NVIDIA", "AMD")
 
@@ -109,12 +107,7 @@ class HyperstackPage(PricingPage):
         where = f"table {title!r} row {label!r}"
         if printed.lower() in NO_PRICE:
             return None
-        match = _PRICE.match(printed)
-        if not match:
-            raise ParseError(f"{self.id}: {where}: price {printed!r} is not '$D.DD' or a no-price mark")
-        price: Decimal | None = money(match.group(1), where, self.id)
-        if price is None or price <= 0:
-            raise ParseError(f"{self.id}: {where}: price {printed!r} is not positive")
+        price = dollar_cell(printed, where, self.id)
         raw_name, title_text = model, f"{label} ({title})"
         if pricing_type == "on_demand":
             vram, cpus, ram = cells[1:4]
