@@ -213,13 +213,37 @@ _TRAINING = f"""
             $mfu) AS plan
         WHERE sized.min_gpus IS NOT NULL
     ),
+    -- the prices of the clouds that rent the plan's cluster as one job: the smallest size tier holding it
+    -- (marts.gpu_cluster_prices_daily, as the training mart); the GPU's own cloud figures say who rents it at all
+    priced AS (
+        SELECT judged.* REPLACE (
+                cluster.on_demand_cheapest_usd_per_gpu_hour AS on_demand_cheapest_usd_per_gpu_hour,
+                cluster.on_demand_median_usd_per_gpu_hour AS on_demand_median_usd_per_gpu_hour,
+                cluster.spot_cheapest_usd_per_gpu_hour AS spot_cheapest_usd_per_gpu_hour,
+                cluster.spot_median_usd_per_gpu_hour AS spot_median_usd_per_gpu_hour,
+                coalesce(cluster.on_demand_provider_count, 0) AS on_demand_provider_count,
+                cluster.on_demand_cheapest_provider AS on_demand_cheapest_provider,
+                cluster.on_demand_cheapest_source AS on_demand_cheapest_source,
+                coalesce(cluster.is_synthetic, false) AS rental_is_synthetic),
+            judged.on_demand_provider_count AS gpu_on_demand_provider_count,
+            cluster.on_demand_cheapest_holds_by
+        FROM judged
+        ASOF LEFT JOIN marts.gpu_cluster_prices_daily AS cluster
+            ON cluster.price_date = judged.price_date AND cluster.gpu_id = judged.gpu_id
+            AND judged.cluster_gpus <= cluster.up_to_gpus
+    ),
     costed AS (
         SELECT *,
             CASE WHEN is_feasible THEN gpu_hours END AS costed_gpu_hours,
+            CASE WHEN is_feasible AND on_demand_cheapest_usd_per_gpu_hour IS NULL AND gpu_on_demand_provider_count > 0
+                 THEN format('no cloud rented {{:,}} of these GPUs as one job that day (one machine that large, or '
+                             || 'nodes sold with InfiniBand, RoCE or EFA between them): {{:,}} rented smaller machines '
+                             || 'of them on demand', cluster_gpus, gpu_on_demand_provider_count)
+            END AS unpriced_reason,
             -- the band the validation supports applies to the efficiency model, not to a stated MFU
             CASE WHEN $mfu IS NULL THEN formulas.error_band_low(1.0) END AS band_low,
             CASE WHEN $mfu IS NULL THEN formulas.error_band_high(1.0) END AS band_high
-        FROM judged
+        FROM priced
     )
     SELECT
         gpu_id, name AS gpu_name, price_date, $precision AS precision, flops, dense_peak_tflops, mfu, efficiency_basis,
@@ -235,7 +259,8 @@ _TRAINING = f"""
         -- the band applies to the efficiency model, not to a stated MFU
         CASE WHEN $mfu IS NULL THEN wall_clock_days_high END AS wall_clock_days_high,
         on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
-        on_demand_cheapest_provider, on_demand_cheapest_source,
+        on_demand_cheapest_provider, on_demand_cheapest_source, on_demand_cheapest_holds_by,
+        gpu_on_demand_provider_count, unpriced_reason,
         spot_cheapest_usd_per_gpu_hour, spot_median_usd_per_gpu_hour,
         costed_gpu_hours * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest,
         costed_gpu_hours * band_low * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest_low,
@@ -483,7 +508,9 @@ def format_rows(rows: list[dict], inference: bool) -> str:
                  + (f" ({row['price_age_days']} days old: stale)" if row.get("price_is_stale") else "")]
         if row.get("on_demand_cheapest_provider"):  # the offer behind the cheapest cost
             notes.append(f"cheapest: {row['on_demand_cheapest_provider']} via {row['on_demand_cheapest_source']} "
-                         f"at ${float(row['on_demand_cheapest_usd_per_gpu_hour']):,.2f}/GPU-h")
+                         f"at ${float(row['on_demand_cheapest_usd_per_gpu_hour']):,.2f}/GPU-h"
+                         + (" (nodes with a cluster network)"
+                            if row.get("on_demand_cheapest_holds_by") == "cluster_network" else ""))
         if row.get("on_demand_provider_count") == 1:
             notes.append("(1 provider)")  # one provider's price, not a market
         if term:
@@ -494,6 +521,8 @@ def format_rows(rows: list[dict], inference: bool) -> str:
                          if row.get("committed_cheapest_provider") else f"{term}: no commitment price")
         if not row["is_feasible"]:
             notes.append(f"infeasible: {row['infeasible_reason']}")
+        elif row.get("unpriced_reason"):
+            notes.append(f"unpriced: {row['unpriced_reason']}")
         elif inference and row["min_gpus"] > 1:
             notes.append(f"({row['min_gpus']} GPUs of machines of {row['node_gpus']})")
         if row["is_synthetic"]:
@@ -511,7 +540,9 @@ def format_rows(rows: list[dict], inference: bool) -> str:
                      f"`gpuprices estimate --validate`), on {what}")
     if not inference and rows:
         lines.append(f"plans: finish within {rows[0]['max_training_days']:g} days on the cluster the GPU can form "
-                     "today (its machines, its cluster network, the largest cluster sold); infeasible ones have no cost")
+                     "today (its machines, its cluster network, the largest cluster sold); infeasible ones have no cost; "
+                     "a plan is priced at the clouds that rent its cluster as one job (one machine that large, or "
+                     "nodes sold with InfiniBand, RoCE or EFA)")
     if rows and not rows[0]["activations_counted"]:
         lines.append("activations not counted in min GPUs: pass --layers and --d-model to include them")
     if term and not inference:

@@ -283,7 +283,7 @@ def _training_cheapest(connection: duckdb.DuckDBPyConnection, latest: date | Non
         SELECT models.name AS model_name, models.training_precision AS disclosed_precision, cost.model_id,
                cost.training_precision, cost.gpu_id, cost.cost_usd_on_demand_cheapest, cost.cost_usd_spot_cheapest,
                cost.cost_usd_on_demand_cheapest_low, cost.cost_usd_on_demand_cheapest_high,
-               cost.on_demand_provider_count,
+               cost.on_demand_provider_count, cost.on_demand_cheapest_provider, cost.on_demand_cheapest_holds_by,
                cost.gpu_hours, cost.min_gpus, cost.cluster_gpus, cost.wall_clock_days, cost.wall_clock_days_high,
                cost.node_gpus, cost.scale_out_network, cost.max_cluster_gpus, cost.max_training_days, cost.mfu,
                cost.efficiency_basis, cost.error_band_basis, cost.is_synthetic
@@ -301,13 +301,16 @@ def _training_cheapest(connection: duckdb.DuckDBPyConnection, latest: date | Non
 
 
 def _training_infeasible(connection: duckdb.DuckDBPyConnection, latest: date | None) -> list[dict]:
-    """Per reference model on the latest day, the GPUs priced for a cluster that day on which no training plan is
-    feasible (neither BF16 nor FP8), with the reason (the BF16 plan's): listed, never ranked with a cost."""
+    """Per reference model on the latest day, the GPUs a cloud rented that day on which no training plan has a cost
+    (neither BF16 nor FP8): infeasible (the cluster it needs does not form), or feasible on a cluster no cloud rented
+    as one job that day; with the reason (the BF16 plan's): listed, never ranked with a cost."""
     return _rows(connection, """
-        SELECT models.name AS model_name, cost.model_id, cost.gpu_id, cost.infeasible_reason, cost.is_synthetic
+        SELECT models.name AS model_name, cost.model_id, cost.gpu_id,
+               coalesce(cost.infeasible_reason, cost.unpriced_reason) AS infeasible_reason, cost.is_feasible,
+               cost.is_synthetic
         FROM marts.training_cost_daily AS cost JOIN reference.reference_models AS models USING (model_id)
-        WHERE cost.price_date = ? AND cost.on_demand_provider_count > 0
-        QUALIFY bool_and(NOT cost.is_feasible) OVER (PARTITION BY cost.model_id, cost.gpu_id)
+        WHERE cost.price_date = ? AND cost.gpu_on_demand_provider_count > 0
+        QUALIFY bool_and(cost.cost_usd_on_demand_cheapest IS NULL) OVER (PARTITION BY cost.model_id, cost.gpu_id)
             AND row_number() OVER (PARTITION BY cost.model_id, cost.gpu_id ORDER BY cost.training_precision) = 1
         ORDER BY models.name, cost.gpu_id""", [latest])
 
@@ -506,7 +509,7 @@ def _gpu_pages(connection: duckdb.DuckDBPyConnection, verdicts: list[dict],
     # reason the plan cannot be done
     training_plans = _rows(connection, """
         SELECT cost.gpu_id, cost.price_date, models.name AS model_name, cost.model_id, cost.training_precision,
-               cost.is_feasible, cost.infeasible_reason, cost.cost_usd_on_demand_cheapest,
+               cost.is_feasible, cost.infeasible_reason, cost.unpriced_reason, cost.cost_usd_on_demand_cheapest,
                cost.cost_usd_on_demand_cheapest_low, cost.cost_usd_on_demand_cheapest_high, cost.cluster_gpus,
                cost.wall_clock_days, cost.wall_clock_days_high, cost.error_band_basis, cost.on_demand_provider_count,
                cost.is_synthetic

@@ -17,6 +17,9 @@ base variant (the one TechPowerUp lists without a size; else the first released;
 and NVL variants, so a name must say which (or a provider-scoped alias must). A name that matches nothing returns
 None: the offer is kept with gpu_id NULL and shows up in `gpuprices status`, never dropped.
 
+A name neither knows is tried once more against the aliases, restated: without its vendor word ("NVIDIA A30") or
+without a memory size that is the alias's own ("A6000 48GB"); never a datacenter name that does not say its form.
+
 Names are read as real files write them (as_meant): "PCle" (a lower-case L) is PCIe; case ("Geforce", "TI", "Super"),
 doubled spaces and punctuation never matter, and "TISUPER" is "Ti SUPER". None of this guesses a variant: "A100 PCle"
 still states no memory size and stays unresolved.
@@ -89,12 +92,38 @@ def alias_gpu_id(raw_name: str | None, scope: str = "") -> str | None:
 
 
 def resolve_gpu_id(raw_name: str | None, scope: str = "") -> str | None:
-    """The one resolution of a raw GPU name: an alias, else the catalogue (see the module docstring)."""
+    """The one resolution of a raw GPU name: an alias, else the catalogue, else an alias restated (see the module
+    docstring)."""
     found = alias_gpu_id(raw_name, scope)
     if found or not raw_name:
         return found
     match = find_in_catalogue(raw_name)
-    return match[1] if match else None
+    return match[1] if match else alias_restated(raw_name, scope)
+
+
+# The vendor word a feed may put before a name the aliases know without it ("NVIDIA A30"); a stated memory size
+# ("A6000 48GB")
+_VENDOR_WORD = re.compile(r"^\s*(nvidia|amd|intel)\b\s*", re.IGNORECASE)
+_STATED_SIZE = re.compile(r"\s*\b(\d+)\s?(?:GB|GiB|G)\b", re.IGNORECASE)
+
+
+def alias_restated(raw_name: str, scope: str = "") -> str | None:
+    """For a name neither the aliases nor the catalogue know: the alias of the same name without its vendor word
+    ("NVIDIA A30"), or without a memory size that is the alias's own part's ("A6000 48GB" is the "A6000" alias, the
+    48 GB RTX A6000; "A6000 24GB" stays unknown). Nothing is guessed that the alias did not already say, and a
+    datacenter name without its form factor stays unknown."""
+    if form_factor_unstated(raw_name):  # "H200" is not nvidia-smi's "NVIDIA H200": SXM or PCIe is never guessed
+        return None
+    meant = as_meant(raw_name)
+    bare = _VENDOR_WORD.sub("", meant)
+    if bare != meant and (found := alias_gpu_id(bare, scope)):
+        return found
+    for size in _STATED_SIZE.finditer(bare):
+        found = alias_gpu_id(bare[:size.start()] + bare[size.end():], scope)
+        memory = found and _ID_MEMORY.search(found)
+        if memory and memory.group(2) == "gb" and int(memory.group(1)) == int(size.group(1)):
+            return found
+    return None
 
 
 # -- the catalogue --------------------------------------------------------------------------------------------------

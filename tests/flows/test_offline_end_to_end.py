@@ -142,10 +142,12 @@ SYNTHETIC_INPUTS = {
         select m.is_synthetic, p.is_synthetic as expected from marts.buy_signals_daily m
         join marts.gpu_prices_daily p using (price_date, gpu_id, channel, market, price_per)""",
     "training_cost_daily": """
-        select m.is_synthetic, r.cloud_is_synthetic or coalesce(b.is_synthetic, false) as expected
-        from marts.training_cost_daily m  -- a cluster is priced at cloud offers only
-        join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)
-        left join intermediate.int_gpu_prices__purchase_daily b using (price_date, gpu_id)""",
+        select m.is_synthetic, coalesce(c.is_synthetic, false) or coalesce(b.is_synthetic, false) as expected
+        from marts.training_cost_daily m  -- priced at the clouds renting the plan's cluster: its size tier
+        asof left join marts.gpu_cluster_prices_daily c
+            on c.price_date = m.price_date and c.gpu_id = m.gpu_id and m.cluster_gpus <= c.up_to_gpus
+        left join intermediate.int_gpu_prices__purchase_daily b
+            on b.price_date = m.price_date and b.gpu_id = m.gpu_id""",
     "inference_cost_daily": """
         select m.is_synthetic, r.is_synthetic as expected from marts.inference_cost_daily m
         join intermediate.int_gpu_prices__rental_daily r using (price_date, gpu_id)""",
@@ -494,13 +496,20 @@ def test_estimate_resolves_aliases_counts_recomputation_and_takes_a_stated_throu
                            "--tokens-per-second", "3600")
     hourly = float(stated["on_demand_cheapest_usd_per_gpu_hour"]) * stated["min_gpus"]
     assert stated["usd_per_million_output_tokens_cheapest"] == pytest.approx(hourly / (3600 * 3600) * 1e6)
-    # each cheapest cost names its offer: a training cluster the cheapest cloud provider's, serving any channel's
-    for stated_gpu, view, columns in ((plain, "training", "cloud_on_demand"), (stated, "serving", "on_demand")):
-        (offer,) = sql_rows(warehouse, f"""
-            select {columns}_cheapest_provider as provider, {columns}_cheapest_source as source,
-                   {columns}_cheapest_usd_per_gpu_hour as price
-            from intermediate.int_gpu_prices__rental_daily
-            where gpu_id = '{stated_gpu["gpu_id"]}' and price_date = '{stated_gpu["price_date"]}'""")
+    # each cheapest cost names its offer: a training cluster that of the cheapest cloud renting that many GPUs as one
+    # job (the smallest size tier holding it), serving any channel's
+    for stated_gpu, view, prices in (
+            (plain, "training", f"""
+                select on_demand_cheapest_provider as provider, on_demand_cheapest_source as source,
+                       on_demand_cheapest_usd_per_gpu_hour as price
+                from marts.gpu_cluster_prices_daily where up_to_gpus >= {plain["cluster_gpus"]}"""),
+            (stated, "serving", """
+                select on_demand_cheapest_provider as provider, on_demand_cheapest_source as source,
+                       on_demand_cheapest_usd_per_gpu_hour as price
+                from intermediate.int_gpu_prices__rental_daily where true""")):
+        (offer,) = sql_rows(warehouse, f"""{prices}
+            and gpu_id = '{stated_gpu["gpu_id"]}' and price_date = '{stated_gpu["price_date"]}'
+            {"order by up_to_gpus limit 1" if view == "training" else ""}""")
         assert offer["provider"] and (stated_gpu["on_demand_cheapest_provider"], stated_gpu["on_demand_cheapest_source"],
                                       float(stated_gpu["on_demand_cheapest_usd_per_gpu_hour"])) == \
             (offer["provider"], offer["source"], float(offer["price"])), view

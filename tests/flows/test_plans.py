@@ -249,3 +249,38 @@ def test_a_model_post_trained_from_another_is_served_but_never_priced_as_its_bas
     assert stated["is_feasible"] and stated["gpu_hours"] < 1_000  # the user's own token count is priced
     training = (warehouse / "site" / "training.html").read_text()
     assert 'id="not-priced"' in training and "post-trained from Qwen2.5-Math-1.5B" in training
+
+
+def test_a_multi_node_plan_is_priced_at_the_clouds_that_rent_its_cluster(warehouse):
+    # issue 42 part 5: each costed plan's price is an offer that holds its cluster that day: a machine that large,
+    # or a node sold with a cluster network (the offer's word or the provider's documentation)
+    plans = sql_rows(warehouse, f"""
+        select cost.model_id, cost.gpu_id, cost.training_precision, cost.cluster_gpus, cost.node_gpus,
+               cost.on_demand_cheapest_provider as provider, cost.on_demand_cheapest_holds_by as holds_by,
+               cost.cost_usd_on_demand_cheapest / cost.gpu_hours as price, cost.unpriced_reason,
+               cost.gpu_on_demand_provider_count, rental.cloud_on_demand_cheapest_usd_per_gpu_hour as gpu_cheapest
+        from marts.training_cost_daily as cost
+        join marts.gpu_plan_inputs_daily as rental using (price_date, gpu_id)
+        where cost.price_date = '{TODAY}' and cost.is_feasible""")
+    networked = {(r["gpu_id"], r["provider"]) for r in sql_rows(warehouse, f"""
+        select distinct gpu_id, provider from marts.gpu_cluster_offers_daily
+        where price_date = '{TODAY}' and pricing_type = 'on_demand' and cluster_network in ('infiniband', 'roce', 'efa')""")}
+    multi_node = [r for r in plans if r["cluster_gpus"] > r["node_gpus"] and r["price"] is not None]
+    assert len({r["gpu_id"] for r in multi_node}) >= 4, multi_node
+    for row in multi_node:
+        assert row["holds_by"] == "cluster_network" and (row["gpu_id"], row["provider"]) in networked, row
+    # the H100 market's cheapest cloud (a single-GPU VM) does not sell a cluster: the run costs more than at its price
+    h100 = next(r for r in multi_node if r["gpu_id"] == "h100-sxm5-80gb" and r["model_id"] == "llama-3.1-70b")
+    assert float(h100["price"]) > float(h100["gpu_cheapest"]) * 1.2
+    # a feasible plan no cloud rented as one job that day has no cost and says why
+    unpriced = [r for r in plans if r["price"] is None and r["gpu_on_demand_provider_count"] > 0]
+    assert unpriced and all(r["unpriced_reason"].startswith("no cloud rented") for r in unpriced)
+    # `estimate` prices the same plan at the same offer, and `explain` traces it to that offer's landed document
+    estimate = estimate_json(warehouse, "--model", "llama-3.1-70b", "--gpu", "h100-sxm5-80gb")
+    assert estimate["on_demand_cheapest_provider"] == h100["provider"]
+    assert estimate["on_demand_cheapest_holds_by"] == "cluster_network"
+    explained = json.loads(gpuprices(warehouse, "explain", "training", "llama-3.1-70b", "--gpu", "h100-sxm5-80gb",
+                                     "--precision", "bf16", "--json").stdout)
+    assert explained["matches"] and explained["cluster_offer"]["provider"] == h100["provider"]
+    training = (warehouse / "site" / "training.html").read_text()
+    assert "(nodes with a cluster network)" in training and "no cloud rented" in training

@@ -65,3 +65,18 @@ def test_a_tolerated_name_still_never_guesses_a_variant():
     assert resolve_gpu_id("Tesla  a100  PCLE") is None
     assert resolve_gpu_id("H100") is None and resolve_gpu_id("H100  80GB") == "h100-80gb-unstated"  # kept apart
     assert resolve_gpu_id("PCle") is None
+
+
+def test_a_name_no_alias_or_catalogue_knows_is_tried_restated_never_guessed():
+    # without the vendor word ("NVIDIA H200" is nvidia-smi's SXM part, a feed's bare "H200" says no form factor)
+    assert resolve_gpu_id("NVIDIA A30") == "a30-pcie-24gb" and resolve_gpu_id("H200") is None
+    assert resolve_gpu_id("H100 80GB HBM3") == "h100-sxm5-80gb"  # HBM3 at 80 GB is the SXM5 part (an alias)
+    # a stated memory size that is the alias's own part's ("A6000" is the 48 GB RTX A6000)
+    assert resolve_gpu_id("A6000 48GB") == "rtx-a6000-48gb"
+    assert resolve_gpu_id("NVIDIA A6000 48 GB") == "rtx-a6000-48gb"
+    # a size the part does not have is no alias of it; a form factor is never guessed
+    assert resolve_gpu_id("A6000 24GB") is None
+    assert resolve_gpu_id("H100 80GB") == "h100-80gb-unstated" and resolve_gpu_id("NVIDIA H100 PCIe") is not None
+    assert resolve_gpu_id("A100 PCIe") is None  # 40 or 80 GB: the HBM part's size is never guessed
+    # parts made in one form only resolve bare
+    assert resolve_gpu_id("A30") == "a30-pcie-24gb" and resolve_gpu_id("W7900") == "radeon-pro-w7900-48gb"

@@ -446,6 +446,33 @@ def explain_index(connection: duckdb.DuckDBPyConnection, gpu_id: str, market: st
 
 
 # -- a training estimate ---------------------------------------------------------------------------------------------
+def _cluster_offer(connection: duckdb.DuckDBPyConnection, row: dict, day: date) -> dict | None:
+    """The offer a training plan is costed at (marts.training_cost_daily row): the cheapest offer of the plan's size
+    tier (marts.gpu_cluster_prices_daily, the smallest tier holding its cluster), read back as counted from
+    marts.offer_decisions_daily, with the tier's price beside it (tier_price_usd). None when no tier holds it."""
+    tier = db.fetch_dicts(connection, """
+        SELECT on_demand_cheapest_usd_per_gpu_hour, on_demand_cheapest_provider, on_demand_cheapest_source,
+               on_demand_cheapest_offer_id, on_demand_cheapest_holds_by
+        FROM marts.gpu_cluster_prices_daily
+        WHERE price_date = ? AND gpu_id = ? AND up_to_gpus >= ? AND on_demand_cheapest_usd_per_gpu_hour IS NOT NULL
+        ORDER BY up_to_gpus LIMIT 1""", [day, row["gpu_id"], row["cluster_gpus"]])
+    if not tier:
+        return None
+    tier = tier[0]
+    # the date as a literal, so DuckDB reads that day only (_offers_sql)
+    offers = db.fetch_dicts(connection, f"""
+        SELECT * FROM marts.offer_decisions_daily
+        WHERE price_date = DATE {db.sql_literal(day.isoformat())} AND gpu_id = ? AND market = 'on_demand'
+          AND is_counted AND provider = ? AND source = ? AND offer_id = ?
+        ORDER BY unit_price_usd LIMIT 1""",
+                            [row["gpu_id"], tier["on_demand_cheapest_provider"], tier["on_demand_cheapest_source"],
+                             tier["on_demand_cheapest_offer_id"]])
+    if not offers:
+        return None
+    return {**_with_checks(offers[0]), "tier_price_usd": tier["on_demand_cheapest_usd_per_gpu_hour"],
+            "holds_by": tier["on_demand_cheapest_holds_by"]}
+
+
 def explain_training(connection: duckdb.DuckDBPyConnection, model_id: str, gpu_id: str | None = None,
                      precision: str | None = None, day: date | None = None, verify: bool = True,
                      now: datetime | None = None, listed: int | None = None, price: dict | None = None) -> dict:
@@ -467,30 +494,37 @@ def explain_training(connection: duckdb.DuckDBPyConnection, model_id: str, gpu_i
         what = " ".join(part for part in (gpu_id, precision) if part)
         raise ExplainError(f"no on-demand training cost of {model_id} {what} on {day}".replace("  ", " "))
     row = rows[0]
-    price = price or explain_price(connection, row["gpu_id"], "on_demand", day, verify=verify, now=now, listed=listed)
-    cheapest = price["cheapest_offer"]
-    unit = cheapest and cheapest["unit_price_usd"]
+    price = price or explain_price(connection, row["gpu_id"], "on_demand", day, verify=False, now=now, listed=listed)
+    behind = _cluster_offer(connection, row, day)
+    if verify and behind is not None:
+        behind["landing"] = verify_offer(behind)
+    unit = behind and behind["recomputed_unit_price_usd"]
     gpu_hours = row["flops"] / (row["dense_peak_tflops"] * 1e12 * row["mfu"] * 3600.0)
     cost = None if unit is None else (Decimal(repr(row["gpu_hours"])) * unit).quantize(Decimal("0.01"))
+    holds = ("nodes sold with a cluster network" if row["on_demand_cheapest_holds_by"] == "cluster_network"
+             else "one machine that large")
     figures = [
         _figure("GPU-hours", "marts.training_cost_daily.gpu_hours", row["gpu_hours"], gpu_hours,
                 "FLOPs / (dense peak TFLOPS x 1e12 x efficiency x 3600)"),
-        _figure("cheapest cloud on-demand price", "marts.gpu_prices_daily.min_price_usd (on_demand)",
-                price["figures"][0]["published"], unit, "the cheapest counted offer (below)"),
+        _figure(f"cheapest cloud renting {row['cluster_gpus']:,}",
+                "marts.gpu_cluster_prices_daily.on_demand_cheapest_usd_per_gpu_hour", behind and behind["tier_price_usd"],
+                unit, f"the cheapest counted offer that holds the plan's cluster ({holds}), from its price as given"),
         _figure("cost on-demand", "marts.training_cost_daily.cost_usd_on_demand_cheapest",
-                row["cost_usd_on_demand_cheapest"], cost, "GPU-hours x the cheapest price, to the cent",
+                row["cost_usd_on_demand_cheapest"], cost, "GPU-hours x that price, to the cent",
                 Decimal("0.01")),
     ]
+    matches = (all(f["matches"] for f in figures) and behind is not None and behind["conversion_matches"]
+               and (not verify or behind["landing"]["matches"]))
     age = age_of(day, now)
     return {
         "kind": "training", "headline": f"training {model_id} on {row['gpu_id']} ({row['training_precision']}) "
-                                        f"at {day}'s cheapest on-demand price",
+                                        f"at {day}'s cheapest on-demand price of the clouds renting its {row['cluster_gpus']:,} GPUs as one job",
         "model_id": model_id, "gpu_id": row["gpu_id"], "training_precision": row["training_precision"],
         "price_date": day, "age": age.as_dict() if age else None,
         "inputs": {key: row[key] for key in ("flops", "dense_peak_tflops", "mfu", "efficiency_basis", "min_gpus",
                                              "cluster_gpus", "wall_clock_days")},
-        "figures": figures, "price": price,
-        "matches": all(f["matches"] for f in figures) and price["matches"],
+        "figures": figures, "cluster_offer": behind, "price": price,
+        "matches": matches,
         "is_synthetic": bool(row["is_synthetic"]),
     }
 
@@ -587,7 +621,14 @@ def render(found: dict) -> str:
                      f"{inputs['mfu']:.3f} ({inputs['efficiency_basis']}); {inputs['cluster_gpus']} GPUs, "
                      f"{inputs['wall_clock_days']:.1f} days")
         lines += _figure_lines(found["figures"])
-        lines.append("the price:")
+        if found["cluster_offer"] is not None:
+            lines.append("the offer the plan is costed at (the cheapest of the clouds renting its cluster as one job):")
+            lines.append(_offer_line(found["cluster_offer"]))
+            landing = found["cluster_offer"].get("landing")
+            if landing:
+                lines.append(f"      landed document: {'MATCH' if landing['matches'] else 'MISMATCH'}"
+                             f"{' (' + landing['note'] + ')' if landing.get('note') else ''}")
+        lines.append("the GPU's whole on-demand market that day (any size):")
         lines += ["  " + line for line in render_price(found["price"])]
     lines.append("everything recomputed matches the marts" if found["matches"]
                  else "MISMATCH: a figure above does not recompute from what is behind it")

@@ -47,6 +47,7 @@ select
     complete.region,
     complete.instance_type,
     complete.instance_family,
+    complete.cluster_network,
     complete.condition,
     complete.in_stock,
     complete.host_reliability,

@@ -4,8 +4,10 @@
 -- within training_max_days (the configured training_cluster_gpus when larger), in whole machines, on the cluster the
 -- GPU can form that day (int_gpu_clusters__daily: its machines, its cluster network, the largest cluster sold). A plan
 -- that needs more GPUs than the GPU forms is infeasible: it says why and has no cost. A feasible plan is priced at
--- that day's cloud rental prices (no marketplace asks: a cluster is rented from a cloud) and as owned cards, with the
--- error band the published runs support (formulas.error_band_*).
+-- that day's cloud prices of the offers that rent its cluster as one job (marts.gpu_cluster_prices_daily: a machine
+-- that large, or nodes sold with a cluster network; no marketplace asks, no single-GPU VM for a 64-GPU run) and as
+-- owned cards, with the error band the published runs support (formulas.error_band_*). A feasible plan no cloud
+-- rented that day has no cost and says so (unpriced_reason).
 -- Formulas: formulas.* macros (models/macros/create_formulas.sql), shared with `gpuprices estimate`.
 with reference_models as (
     select * from {{ ref('reference_models') }}
@@ -28,15 +30,11 @@ gpu_days as (
     select
         coalesce(rental.price_date, purchase.price_date) as price_date,
         coalesce(rental.gpu_id, purchase.gpu_id) as gpu_id,
-        -- a training cluster is rented from a cloud, never assembled from a marketplace's single-machine asks
-        rental.cloud_on_demand_cheapest_usd_per_gpu_hour as on_demand_cheapest_usd_per_gpu_hour,
-        rental.cloud_on_demand_median_usd_per_gpu_hour as on_demand_median_usd_per_gpu_hour,
-        rental.cloud_spot_cheapest_usd_per_gpu_hour as spot_cheapest_usd_per_gpu_hour,
-        rental.cloud_spot_median_usd_per_gpu_hour as spot_median_usd_per_gpu_hour,
-        rental.cloud_on_demand_provider_count as on_demand_provider_count,
+        -- the clouds renting the GPU on demand that day at any size (the plan's prices are its cluster's, below)
+        coalesce(rental.cloud_on_demand_provider_count, 0) as gpu_on_demand_provider_count,
         purchase.purchase_price_usd,
         purchase.purchase_price_basis,
-        coalesce(rental.cloud_is_synthetic, false) or coalesce(purchase.is_synthetic, false) as is_synthetic
+        coalesce(purchase.is_synthetic, false) as purchase_is_synthetic
     from {{ ref('int_gpu_prices__rental_daily') }} as rental
     full outer join {{ ref('int_gpu_prices__purchase_daily') }} as purchase
         using (price_date, gpu_id)
@@ -98,12 +96,42 @@ planned as (
     where sized.min_gpus is not null
 ),
 
+cluster_prices as (
+    select * from {{ ref('gpu_cluster_prices_daily') }}
+    where {{ rebuilt_days_filter('price_date') }}
+),
+
+-- the prices of the clouds that rent the plan's cluster as one job: the smallest size tier holding it (none: no
+-- cloud rented that many of the GPU together that day)
+priced as (
+    select
+        planned.*,
+        cluster_prices.on_demand_cheapest_usd_per_gpu_hour,
+        cluster_prices.on_demand_median_usd_per_gpu_hour,
+        cluster_prices.on_demand_provider_count,
+        cluster_prices.on_demand_cheapest_provider,
+        cluster_prices.on_demand_cheapest_holds_by,
+        cluster_prices.spot_cheapest_usd_per_gpu_hour,
+        cluster_prices.spot_median_usd_per_gpu_hour,
+        coalesce(cluster_prices.is_synthetic, false) as cluster_prices_are_synthetic
+    from planned
+    asof left join cluster_prices
+        on cluster_prices.price_date = planned.price_date
+        and cluster_prices.gpu_id = planned.gpu_id
+        and planned.cluster_gpus <= cluster_prices.up_to_gpus
+),
+
 -- a feasible plan's cost (NULL for an infeasible one: it is listed with its reason, never ranked with a cost)
 feasible as (
     select
         *,
-        case when is_feasible then gpu_hours end as costed_gpu_hours
-    from planned
+        case when is_feasible then gpu_hours end as costed_gpu_hours,
+        case when is_feasible and on_demand_cheapest_usd_per_gpu_hour is null and gpu_on_demand_provider_count > 0
+             then format('no cloud rented {:,} of these GPUs as one job that day (one machine that large, or nodes sold '
+                         || 'with InfiniBand, RoCE or EFA between them): {:,} rented smaller machines of them on demand',
+                         cluster_gpus, gpu_on_demand_provider_count)
+        end as unpriced_reason
+    from priced
 )
 
 select
@@ -139,6 +167,10 @@ select
     cast(formulas.error_band_high(costed_gpu_hours) * on_demand_cheapest_usd_per_gpu_hour as decimal(24, 2))
         as cost_usd_on_demand_cheapest_high,
     coalesce(on_demand_provider_count, 0) as on_demand_provider_count,
+    on_demand_cheapest_provider,
+    on_demand_cheapest_holds_by,
+    gpu_on_demand_provider_count,
+    unpriced_reason,
     cast(costed_gpu_hours * on_demand_median_usd_per_gpu_hour as decimal(24, 2)) as cost_usd_on_demand_median,
     cast(formulas.error_band_low(costed_gpu_hours) * on_demand_median_usd_per_gpu_hour as decimal(24, 2))
         as cost_usd_on_demand_median_low,
@@ -151,5 +183,5 @@ select
         as cost_usd_owned,
     purchase_price_usd,
     purchase_price_basis,
-    is_synthetic
+    cluster_prices_are_synthetic or purchase_is_synthetic as is_synthetic
 from feasible
