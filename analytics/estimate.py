@@ -226,7 +226,12 @@ _TRAINING = f"""
                 cluster.on_demand_cheapest_source AS on_demand_cheapest_source,
                 coalesce(cluster.is_synthetic, false) AS rental_is_synthetic),
             judged.on_demand_provider_count AS gpu_on_demand_provider_count,
-            cluster.on_demand_cheapest_holds_by
+            cluster.on_demand_cheapest_holds_by,
+            -- `--available`: the cheapest offer of the tier its source said could be launched
+            cluster.on_demand_available_cheapest_usd_per_gpu_hour AS cluster_available_usd_per_gpu_hour,
+            cluster.on_demand_available_cheapest_provider AS cluster_available_provider,
+            cluster.on_demand_available_cheapest_source AS cluster_available_source,
+            coalesce(cluster.on_demand_available_provider_count, 0) AS cluster_available_provider_count
         FROM judged
         ASOF LEFT JOIN marts.gpu_cluster_prices_daily AS cluster
             ON cluster.price_date = judged.price_date AND cluster.gpu_id = judged.gpu_id
@@ -260,7 +265,8 @@ _TRAINING = f"""
         CASE WHEN $mfu IS NULL THEN wall_clock_days_high END AS wall_clock_days_high,
         on_demand_cheapest_usd_per_gpu_hour, on_demand_median_usd_per_gpu_hour, on_demand_provider_count,
         on_demand_cheapest_provider, on_demand_cheapest_source, on_demand_cheapest_holds_by,
-        gpu_on_demand_provider_count, unpriced_reason,
+        gpu_on_demand_provider_count, unpriced_reason, cluster_available_usd_per_gpu_hour,
+        cluster_available_provider, cluster_available_source, cluster_available_provider_count,
         spot_cheapest_usd_per_gpu_hour, spot_median_usd_per_gpu_hour,
         costed_gpu_hours * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest,
         costed_gpu_hours * band_low * on_demand_cheapest_usd_per_gpu_hour AS cost_usd_cheapest_low,
@@ -646,9 +652,18 @@ def _available_prices(connection) -> dict[tuple[str, str], dict]:
 
 
 def add_available(row: dict, available: dict, inference: bool) -> None:
-    """Training rents a cluster from a cloud (on_demand); one serving machine may be a marketplace's ask too."""
+    """Training rents its cluster from a cloud that rents it as one job (the plan's size tier, the cheapest offer
+    its source said could be launched); one serving machine may be a marketplace's ask too."""
     markets = ("on_demand", "marketplace_on_demand") if inference else ("on_demand",)
     found = [available[(row["gpu_id"], market)] for market in markets if (row["gpu_id"], market) in available]
+    if not inference:  # the plan's tier, not the GPU's whole market: a 1,024-GPU run is no single-GPU VM
+        market = found[0] if found else {}
+        found = [{"cheapest_available_usd": row.get("cluster_available_usd_per_gpu_hour"),
+                  "cheapest_available_provider": row.get("cluster_available_provider"),
+                  "cheapest_available_source": row.get("cluster_available_source"),
+                  "available_provider_count": row.get("cluster_available_provider_count") or 0,
+                  "unknown_provider_count": market.get("unknown_provider_count", 0),
+                  "is_synthetic": row.get("rental_is_synthetic")}]
     priced = sorted((f for f in found if f["cheapest_available_usd"] is not None),
                     key=lambda f: f["cheapest_available_usd"])
     best = priced[0] if priced else None

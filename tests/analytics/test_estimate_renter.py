@@ -47,15 +47,18 @@ def available(gpu_id, market, price, provider, available_count=1, unknown=0) -> 
             "available_provider_count": available_count, "unknown_provider_count": unknown, "is_synthetic": False}
 
 
-def test_available_cost_scales_the_run_by_the_available_price_and_training_rents_from_clouds_only():
-    row = training_row()
-    prices = {("h100", "on_demand"): available("h100", "on_demand", Decimal("2.50"), "lambda"),
+def test_available_cost_scales_the_run_by_the_available_price_and_training_rents_its_cluster_from_clouds_only():
+    # the plan's size tier (marts.gpu_cluster_prices_daily): lambda's InfiniBand nodes could be launched at 2.50
+    row = training_row(cluster_available_usd_per_gpu_hour=Decimal("2.50"), cluster_available_provider="lambda",
+                       cluster_available_source="lambda", cluster_available_provider_count=1)
+    prices = {("h100", "on_demand"): available("h100", "on_demand", Decimal("1.90"), "hyperbolic"),
               ("h100", "marketplace_on_demand"): available("h100", "marketplace_on_demand", Decimal("1.20"), "vast")}
     add_available(row, prices, inference=False)
-    assert (row["available_provider"], row["cost_usd_available"]) == ("lambda", 2500.0)  # never vast's ask
+    # never vast's ask, nor the GPU market's cheapest single VM
+    assert (row["available_provider"], row["cost_usd_available"]) == ("lambda", 2500.0)
     assert row["is_synthetic"] is False
-    made_up = training_row(is_synthetic=False)
-    add_available(made_up, {("h100", "on_demand"): {**prices[("h100", "on_demand")], "is_synthetic": True}}, False)
+    made_up = training_row(is_synthetic=False, rental_is_synthetic=True, cluster_available_usd_per_gpu_hour=Decimal("2.5"))
+    add_available(made_up, prices, False)
     assert made_up["is_synthetic"] is True  # the available price behind a figure was made up
     serving = {"gpu_id": "h100", "on_demand_cheapest_usd_per_gpu_hour": Decimal("1.00"),
                "usd_per_million_output_tokens_cheapest": 3.0}

@@ -36,6 +36,7 @@ reach as (
         offers.source,
         offers.offer_id,
         offers.unit_price_usd,
+        offers.in_stock,
         offers.is_synthetic,
         coalesce(coalesce(offers.cluster_network, fabrics.cluster_network) in ('infiniband', 'roce', 'efa'), false)
             as has_cluster_network,
@@ -95,6 +96,13 @@ by_pricing_type as (
         arg_min(source, row(unit_price_usd, provider, source, offer_id)) as cheapest_source,
         arg_min(offer_id, row(unit_price_usd, provider, source, offer_id)) as cheapest_offer_id,
         arg_min(has_cluster_network, row(unit_price_usd, provider, source, offer_id)) as cheapest_has_cluster_network,
+        -- the cheapest its source said could be launched that day (in_stock: never carried forward, NULL unknown)
+        min(unit_price_usd) filter (where in_stock) as available_cheapest_usd,
+        arg_min(provider, row(unit_price_usd, provider, source, offer_id)) filter (where in_stock)
+            as available_cheapest_provider,
+        arg_min(source, row(unit_price_usd, provider, source, offer_id)) filter (where in_stock)
+            as available_cheapest_source,
+        count(distinct provider) filter (where in_stock) as available_provider_count,
         bool_or(is_synthetic) as is_synthetic
     from holding
     group by all
@@ -121,6 +129,12 @@ select
     -- how the cheapest on-demand offer holds the run: 'cluster_network' (nodes sold with one) or 'machine'
     case bool_or(cheapest_has_cluster_network) filter (where pricing_type = 'on_demand')
         when true then 'cluster_network' when false then 'machine' end as on_demand_cheapest_holds_by,
+    cast(max(available_cheapest_usd) filter (where pricing_type = 'on_demand') as decimal(18, 6))
+        as on_demand_available_cheapest_usd_per_gpu_hour,
+    max(available_cheapest_provider) filter (where pricing_type = 'on_demand') as on_demand_available_cheapest_provider,
+    max(available_cheapest_source) filter (where pricing_type = 'on_demand') as on_demand_available_cheapest_source,
+    coalesce(max(available_provider_count) filter (where pricing_type = 'on_demand'), 0)
+        as on_demand_available_provider_count,
     cast(max(cheapest_usd) filter (where pricing_type = 'spot') as decimal(18, 6)) as spot_cheapest_usd_per_gpu_hour,
     cast(max(median_usd) filter (where pricing_type = 'spot') as decimal(18, 6)) as spot_median_usd_per_gpu_hour,
     coalesce(max(provider_count) filter (where pricing_type = 'spot'), 0) as spot_provider_count,
