@@ -240,11 +240,8 @@ _TRAINING = f"""
     costed AS (
         SELECT *,
             CASE WHEN is_feasible THEN gpu_hours END AS costed_gpu_hours,
-            CASE WHEN is_feasible AND on_demand_cheapest_usd_per_gpu_hour IS NULL AND gpu_on_demand_provider_count > 0
-                 THEN format('no cloud rented {{:,}} of these GPUs as one job that day (one machine that large, or '
-                             || 'nodes sold with InfiniBand, RoCE or EFA between them): {{:,}} rented smaller machines '
-                             || 'of them on demand', cluster_gpus, gpu_on_demand_provider_count)
-            END AS unpriced_reason,
+            formulas.training_unpriced_reason(is_feasible, on_demand_cheapest_usd_per_gpu_hour, cluster_gpus,
+                                              gpu_on_demand_provider_count) AS unpriced_reason,
             -- the band the validation supports applies to the efficiency model, not to a stated MFU
             CASE WHEN $mfu IS NULL THEN formulas.error_band_low(1.0) END AS band_low,
             CASE WHEN $mfu IS NULL THEN formulas.error_band_high(1.0) END AS band_high

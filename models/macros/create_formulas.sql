@@ -118,6 +118,15 @@ create or replace macro formulas.training_infeasible_reason(
                 else format('the largest cluster sold is {:,} GPUs', max_cluster_gpus) end
     end;
 
+-- Why a feasible training plan has no price although clouds rented the GPU on demand that day (NULL otherwise): no
+-- cloud rented its cluster as one job (marts.gpu_cluster_prices_daily has no size tier holding it).
+create or replace macro formulas.training_unpriced_reason(is_feasible, cluster_price, cluster_gpus, gpu_provider_count) as
+    case when is_feasible and cluster_price is null and gpu_provider_count > 0 then
+        format('no cloud rented {:,} of these GPUs as one job that day (one machine that large, or nodes sold with '
+               || 'InfiniBand, RoCE or EFA between them): {:,} rented smaller machines of them on demand',
+               cluster_gpus, gpu_provider_count)
+    end;
+
 -- Why a model cannot be served on a GPU (NULL when it can): the GPUs that hold it against the most one served model
 -- can span (int_gpu_clusters__daily.max_serving_gpus): one machine without a GPU fabric.
 create or replace macro formulas.serving_infeasible_reason(gpus, max_serving_gpus, has_scale_up_fabric, scale_out_network) as

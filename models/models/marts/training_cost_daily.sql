@@ -126,11 +126,8 @@ feasible as (
     select
         *,
         case when is_feasible then gpu_hours end as costed_gpu_hours,
-        case when is_feasible and on_demand_cheapest_usd_per_gpu_hour is null and gpu_on_demand_provider_count > 0
-             then format('no cloud rented {:,} of these GPUs as one job that day (one machine that large, or nodes sold '
-                         || 'with InfiniBand, RoCE or EFA between them): {:,} rented smaller machines of them on demand',
-                         cluster_gpus, gpu_on_demand_provider_count)
-        end as unpriced_reason
+        formulas.training_unpriced_reason(is_feasible, on_demand_cheapest_usd_per_gpu_hour, cluster_gpus,
+                                          gpu_on_demand_provider_count) as unpriced_reason
     from priced
 )
 
