@@ -147,16 +147,12 @@ def resolve_gpu(connection: duckdb.DuckDBPyConnection, name: str) -> str:
 _GPU_PRICES = """
     WITH today AS (SELECT max(price_date) AS price_date FROM marts.gpu_plan_inputs_daily),
     -- `--term`: the day's cheapest credible commitment price ($term_market reserved_1y / reserved_3y; NULL: none)
-    -- with the size that price is sold at (marts.gpu_term_prices_daily.min_gpus: a cluster rate's smallest cluster)
+    -- with the size that price is sold at (marts.gpu_commitment_prices_daily: a cluster rate's smallest cluster)
     committed AS (
-        SELECT market.gpu_id, market.credible_min_price_usd, market.credible_min_provider, market.credible_min_source,
-               market.is_synthetic, terms.min_gpus
-        FROM marts.gpu_market_prices_daily AS market JOIN today USING (price_date)
-        LEFT JOIN marts.gpu_term_prices_daily AS terms
-            ON terms.price_date = market.price_date AND terms.gpu_id = market.gpu_id
-            AND terms.provider = market.credible_min_provider AND terms.pricing_type = market.market
-        WHERE market.market = $term_market AND market.price_per = 'gpu_hour'
-          AND market.credible_min_price_usd IS NOT NULL
+        SELECT gpu_id, committed_usd_per_gpu_hour AS credible_min_price_usd, committed_provider AS credible_min_provider,
+               committed_source AS credible_min_source, is_synthetic, min_gpus
+        FROM marts.gpu_commitment_prices_daily JOIN today USING (price_date)
+        WHERE market = $term_market
     )
     SELECT
         inputs.gpu_id, inputs.name, inputs.vendor, inputs.architecture, inputs.efficiency_family, inputs.memory_gib,
@@ -294,7 +290,7 @@ _TRAINING = f"""
         rental_is_synthetic, purchase_is_synthetic, committed_is_synthetic
     FROM costed
     ORDER BY is_feasible DESC, CASE WHEN $term IS NULL THEN cost_usd_cheapest ELSE cost_usd_committed END NULLS LAST,
-             gpu_hours
+             gpu_hours, gpu_id  -- ties (the same GPU-hours on two memory sizes) in a stable order
 """
 
 # The serving view: formulas.serving, the steps marts.inference_cost_daily runs (models/macros/create_formulas.sql),

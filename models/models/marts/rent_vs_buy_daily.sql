@@ -19,21 +19,14 @@ specs as (
 
 committed as (
     select
-        market.price_date,
-        market.gpu_id,
-        market.credible_min_price_usd as reserved_1y_cheapest_usd_per_gpu_hour,
-        market.credible_min_provider as reserved_1y_cheapest_provider,
-        terms.min_gpus as reserved_1y_min_gpus,
-        market.is_synthetic as reserved_1y_is_synthetic
-    from {{ ref('gpu_market_prices_daily') }} as market
-    left join {{ ref('gpu_term_prices_daily') }} as terms
-        on terms.price_date = market.price_date
-        and terms.gpu_id = market.gpu_id
-        and terms.provider = market.credible_min_provider
-        and terms.pricing_type = market.market
-    where market.market = 'reserved_1y'
-      and market.price_per = 'gpu_hour'
-      and market.credible_min_price_usd is not null
+        price_date,
+        gpu_id,
+        committed_usd_per_gpu_hour as reserved_1y_cheapest_usd_per_gpu_hour,
+        committed_provider as reserved_1y_cheapest_provider,
+        min_gpus as reserved_1y_min_gpus,
+        is_synthetic as reserved_1y_is_synthetic
+    from {{ ref('gpu_commitment_prices_daily') }}
+    where market = 'reserved_1y'
 )
 
 select
