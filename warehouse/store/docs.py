@@ -46,6 +46,7 @@ RENTAL_MARKETS = tuple(name for name, market in MARKETS.items() if market.price_
 # A column whose values differ in one mart.
 TABLE_CATEGORICAL_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
     ("commitment_outcomes", "market"): ("reserved_1y", "reserved_3y"),  # a commitment's term
+    ("gpu_commitment_prices_daily", "market"): ("reserved_1y", "reserved_3y"),
     ("spot_discount_daily", "channel"): ("cloud", "marketplace"),  # rentals only
     # what a renter can get: rentals only, and the terms and fabrics as their marts write them
     ("gpu_availability_daily", "channel"): ("cloud", "marketplace"),
