@@ -12,14 +12,14 @@ with days as (
 
 offered as (
     -- the machines offered that day: GPUs per rental offer, and the cluster network where an offer names one
-    -- (plain 'ethernet' is the nodes' ordinary network, not an RDMA fabric a training job spans)
+    -- (macros/cluster_fabric.sql: plain 'ethernet' is the nodes' ordinary network, not a fabric a training job spans)
     select
         price_date,
         gpu_id,
         floor(max(gpu_count) filter (where channel = 'cloud' and pricing_type in ('on_demand', 'spot')))::integer
             as cloud_machine_gpus,
         floor(max(gpu_count) filter (where pricing_type in ('on_demand', 'spot')))::integer as machine_gpus,
-        min(cluster_network) filter (where channel = 'cloud' and cluster_network in ('infiniband', 'roce'))
+        min(cluster_network) filter (where channel = 'cloud' and {{ is_cluster_fabric('cluster_network') }})
             as offered_cluster_network
     from {{ ref('int_offers__daily') }}
     where price_per_gpu_hour_usd is not null

@@ -24,9 +24,8 @@ clusters as (
     where {{ rebuilt_days_filter('price_date') }}
 ),
 
--- each offer's reach: its machine, or the largest cluster the GPU forms when its nodes are sold with a cluster network
--- (plain 'ethernet' is the nodes' ordinary network, not a fabric a training job spans; the seed's patterns of a
--- provider never overlap, so an offer matches one row at most)
+-- each offer's reach: its machine, or the largest cluster the GPU forms when its nodes are sold with a cluster fabric
+-- (macros/cluster_fabric.sql; the seed's patterns of a provider never overlap, so an offer matches one row at most)
 reach as (
     select
         offers.price_date,
@@ -38,7 +37,7 @@ reach as (
         offers.unit_price_usd,
         offers.in_stock,
         offers.is_synthetic,
-        coalesce(coalesce(offers.cluster_network, fabrics.cluster_network) in ('infiniband', 'roce', 'efa'), false)
+        coalesce({{ is_cluster_fabric('coalesce(offers.cluster_network, fabrics.cluster_network)') }}, false)
             as has_cluster_network,
         floor(offers.gpu_count)::bigint as machine_gpus
     from cloud_offers as offers
